@@ -1,0 +1,88 @@
+/*
+ * event — the one event stream of cudalab.
+ *
+ * Everything the grader learns is reported as a sequence of events, one JSON
+ * object per line ("JSON lines"). The same stream feeds every front end: the
+ * plain-text reporter, `--json`, the ncurses dashboard (live through a pipe or
+ * replayed from a file), the results/history files and the gradebooks. A
+ * front end reads events and never changes them.
+ *
+ * Harnesses (the per-lab test programs) speak a subset of the same schema on
+ * their result channel (a pipe the grader opens; never their stdout); the
+ * grader validates each line, adds "lab" and "step", and forwards it.
+ *
+ * Every event is an object with "event" (its kind, below) and "schema" only on
+ * run_begin. Fields marked ? may be absent. Times are seconds unless the name
+ * ends in _us; bandwidths are GB/s (10^9 bytes/s); percentages are 0..100+.
+ *
+ *  run_begin  schema(1) lab mode("test"|"bench") started(ISO-8601 UTC)
+ *             steps:[{id title file}]  source(dir the student files came from)
+ *  device     available(bool) reason?  name? cc? sm_count? l2_bytes?
+ *             mem_bytes? driver? runtime? copy_gbps? copy_method?
+ *             copy_source?("measured"|"cached")  arch(the nvcc -arch used)
+ *  step_begin step title file
+ *  compile    step status("started"|"cached"|"ok"|"failed") seconds?
+ *             diagnostics?:[{file line column severity message}] output?
+ *  resources  step kernels:[{name registers spill_store_bytes
+ *             spill_load_bytes shared_bytes stack_bytes}]
+ *  ptx        step global_loads global_stores max_load_bytes max_store_bytes
+ *             nc_loads  (counts of instructions in the PTX text)
+ *  progress   step phase("correctness"|"timing") done total
+ *  case       step name ok n? seed mismatches? checked? first?:[{index
+ *             expected got input?}] message?   (one correctness case)
+ *  guard      step buffer before after first_offset? message
+ *             (bytes changed in the guard zones around an output buffer)
+ *  launch     step kernel? grid:[x y z] block:[x y z] shared_bytes
+ *             default_stream(bool) launches blocks_per_sm waves
+ *             elements_per_thread  (the student's launches for the timed n)
+ *  timing     step who("student"|"vendor") name? n bytes reps median_us
+ *             min_us max_us cv gbps pct_of_copy? rounds?:[median_us...]
+ *  todo       step file line   (the step still calls CUDALAB_TODO())
+ *  error      step? kind("cuda"|"harness"|"usage") message
+ *  harness_end step ok      (the harness reached its end; absent => it died)
+ *  check      step id metric status("pass"|"fail"|"not_measured")
+ *             measured? required op(">="|"<=") unit message
+ *  step_end   step verdict summary hint? seconds gbps? pct_of_copy?
+ *             speedup_vs_first?
+ *  run_end    verdict("pass"|"fail"|"not_graded") passed failed not_graded
+ *             total seconds
+ *
+ * Step verdicts: "pass", "fail" (ran, but a case or a check failed),
+ * "compile_error", "crash" (CUDA error, signal, or exit before harness_end),
+ * "timeout", "not_implemented" (starter stub), "not_graded" (no CUDA device).
+ */
+#ifndef CUDALAB_EVENT_H
+#define CUDALAB_EVENT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EVENT_SCHEMA 1
+
+/* True when name is one of the kinds listed above. */
+int event_kind_known(const char *name);
+
+/* The kind of ev ("" when ev has no string "event" field). */
+const char *event_kind(const json_t *ev);
+
+/*
+ * Write ev as one compact JSON line and flush. Returns 0, or -1 on an I/O
+ * error. Does not take ownership of ev.
+ */
+int event_write(FILE *out, const json_t *ev);
+
+/*
+ * Parse one line into a new event (caller owns it: json_decref). On a line
+ * that is not a JSON object with a known "event" kind, returns NULL and puts
+ * the reason in err.
+ */
+json_t *event_parse(const char *line, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,654 @@
+// harness runtime: see harness.h for the contract.
+#include "harness.h"
+#include "event.h"
+
+#include <cxxabi.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+// The process-wide harness state. Only this file writes it.
+static struct {
+	struct hx_options opts;
+	FILE *out;
+	cudaDeviceProp prop;
+	int device_ready;
+	void *flush_buf;
+	size_t flush_bytes;
+	int todo_reported;
+} H;
+
+/* ---- process, options, device ---------------------------------------- */
+
+static void usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "harness: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nusage: STEP [--result-fd N] [--seed S] [--case NAME]"
+			" [--bench] [--reps R] [--warmup W] [--rounds K]"
+			" [--step ID] [--no-timing]\n");
+	exit(2);
+}
+
+static long parse_long(const char *flag, const char *value, long lo, long hi)
+{
+	char *end;
+	if (!value)
+		usage_error("%s needs a value", flag);
+	errno = 0;
+	long v = strtol(value, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		usage_error("bad value for %s", flag);
+	return v;
+}
+
+void hx_init(int argc, char **argv)
+{
+	int fd = -1;
+	H.opts.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	H.opts.timing = 1;
+	H.opts.warmup = -1;
+	H.opts.reps = -1;
+	H.opts.rounds = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--result-fd"))
+			fd = (int)parse_long(a, v, 0, 1 << 20), i++;
+		else if (!strcmp(a, "--seed")) {
+			if (!v)
+				usage_error("%s needs a value", a);
+			char *end;
+			H.opts.seed = strtoull(v, &end, 0);
+			if (*end)
+				usage_error("bad value for %s", a);
+			i++;
+		} else if (!strcmp(a, "--case"))
+			H.opts.only_case = v, i++;
+		else if (!strcmp(a, "--step"))
+			H.opts.step = v, i++;
+		else if (!strcmp(a, "--bench"))
+			H.opts.bench = 1;
+		else if (!strcmp(a, "--no-timing"))
+			H.opts.timing = 0;
+		else if (!strcmp(a, "--reps"))
+			H.opts.reps = (int)parse_long(a, v, 1, 10000), i++;
+		else if (!strcmp(a, "--warmup"))
+			H.opts.warmup = (int)parse_long(a, v, 0, 10000), i++;
+		else if (!strcmp(a, "--rounds"))
+			H.opts.rounds = (int)parse_long(a, v, 1, 16), i++;
+		else
+			usage_error("unknown argument %s", a);
+		if (i >= argc)
+			usage_error("%s needs a value", a);
+	}
+	if (H.opts.warmup < 0)
+		H.opts.warmup = H.opts.bench ? 10 : 3;
+	if (H.opts.reps < 0)
+		H.opts.reps = H.opts.bench ? 100 : 30;
+	if (H.opts.rounds < 0)
+		H.opts.rounds = H.opts.bench ? 5 : 1;
+
+	H.out = stdout;
+	if (fd >= 0) {
+		H.out = fdopen(fd, "w");
+		if (!H.out) {
+			fprintf(stderr, "harness: cannot open result fd %d: %s\n",
+				fd, strerror(errno));
+			exit(2);
+		}
+	}
+
+	int count = 0;
+	cudaError_t err = cudaGetDeviceCount(&count);
+	if (err != cudaSuccess || count == 0)
+		hx_die("no_device", "no CUDA device: %s",
+		       err != cudaSuccess ? cudaGetErrorString(err)
+					  : "the driver reports 0 devices");
+	HX_CHECK(cudaSetDevice(0));
+	HX_CHECK(cudaGetDeviceProperties(&H.prop, 0));
+	H.device_ready = 1;
+}
+
+const struct hx_options *hx_opts(void)
+{
+	return &H.opts;
+}
+
+const cudaDeviceProp *hx_device(void)
+{
+	return &H.prop;
+}
+
+void hx_emit(json_t *ev)
+{
+	if (H.opts.step && !json_object_get(ev, "step"))
+		json_object_set_new(ev, "step", json_string(H.opts.step));
+	if (event_write(H.out ? H.out : stdout, ev) != 0) {
+		// The grader went away: nobody is left to report to.
+		json_decref(ev);
+		exit(2);
+	}
+	json_decref(ev);
+}
+
+void hx_die(const char *kind, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	hx_emit(json_pack("{s:s, s:s, s:s}", "event", "error", "kind", kind,
+			  "message", msg));
+	exit(3);
+}
+
+int hx_finish(int all_ok)
+{
+	hx_emit(json_pack("{s:s, s:b}", "event", "harness_end", "ok", all_ok));
+	return all_ok ? 0 : 1;
+}
+
+// What a student can do about the errors a kernel most often causes.
+static const char *advice_for(cudaError_t err)
+{
+	switch (err) {
+	case cudaErrorIllegalAddress:
+		return "a kernel read or wrote outside its buffers: check every "
+		       "index against n";
+	case cudaErrorMisalignedAddress:
+		return "a vector access (float4, int4, ...) used an address that "
+		       "is not a multiple of its size";
+	case cudaErrorInvalidConfiguration:
+		return "the grid or block size is invalid (0 blocks for a small "
+		       "n? more than 1024 threads per block?)";
+	case cudaErrorLaunchOutOfResources:
+		return "the block needs more registers or shared memory than an "
+		       "SM has: use fewer threads per block or __launch_bounds__";
+	case cudaErrorLaunchTimeout:
+		return "a kernel ran too long (an endless loop?)";
+	case cudaErrorInvalidValue:
+		return "a CUDA call got an invalid argument";
+	default:
+		return NULL;
+	}
+}
+
+void hx_check_cuda(cudaError_t err, const char *call, const char *file,
+		   int line)
+{
+	if (err == cudaSuccess)
+		return;
+	const char *advice = advice_for(err);
+	hx_die("cuda", "%s failed at %s:%d: %s (%s)%s%s", call, file, line,
+	       cudaGetErrorString(err), cudaGetErrorName(err),
+	       advice ? "; " : "", advice ? advice : "");
+}
+
+void hx_check_call(const char *what)
+{
+	cudaError_t err = cudaGetLastError();
+	const char *when = "launching";
+	if (err == cudaSuccess) {
+		err = cudaDeviceSynchronize();
+		when = "running";
+	}
+	if (err == cudaSuccess)
+		return;
+	const char *advice = advice_for(err);
+	hx_die("cuda", "%s %s: %s (%s)%s%s", when, what,
+	       cudaGetErrorString(err), cudaGetErrorName(err),
+	       advice ? "; " : "", advice ? advice : "");
+}
+
+extern "C" void cudalab_todo(const char *file, int line)
+{
+	if (H.todo_reported++)
+		return;
+	const char *base = strrchr(file, '/');
+	hx_emit(json_pack("{s:s, s:s, s:i}", "event", "todo", "file",
+			  base ? base + 1 : file, "line", line));
+	exit(hx_finish(0));
+}
+
+/* ---- inputs ----------------------------------------------------------- */
+
+uint64_t hx_rng_next(struct hx_rng *r)
+{
+	uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+struct hx_rng hx_rng_for(const char *case_name)
+{
+	uint64_t h = 0xCBF29CE484222325ull; // FNV-1a of the case name
+	for (const char *p = case_name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001B3ull;
+	struct hx_rng r = {H.opts.seed ^ h};
+	hx_rng_next(&r);
+	return r;
+}
+
+double hx_rng_uniform(struct hx_rng *r)
+{
+	return (double)(hx_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+float hx_rng_float(struct hx_rng *r, int lo_exp, int hi_exp)
+{
+	uint64_t bits = hx_rng_next(r);
+	double mant = 1.0 + (double)(bits >> 12 & 0xFFFFF) / 1048576.0;
+	int e = lo_exp + (int)((bits >> 40) % (uint64_t)(hi_exp - lo_exp));
+	double v = ldexp(mant, e);
+	return (float)((bits & 1) ? -v : v);
+}
+
+/* ---- guarded device buffers ----------------------------------------- */
+
+struct hx_buffer hx_buffer_new(const char *name, size_t bytes, size_t offset)
+{
+	struct hx_buffer b = {name, NULL, NULL, bytes, offset};
+	size_t total = HX_GUARD_BYTES + offset + bytes + HX_GUARD_BYTES;
+	HX_CHECK(cudaMalloc(&b.alloc, total));
+	HX_CHECK(cudaMemset(b.alloc, HX_GUARD_BYTE, total));
+	b.data = b.alloc + HX_GUARD_BYTES + offset;
+	return b;
+}
+
+void hx_buffer_free(struct hx_buffer *b)
+{
+	if (b->alloc)
+		HX_CHECK(cudaFree(b->alloc));
+	b->alloc = NULL;
+	b->data = NULL;
+}
+
+void hx_buffer_poison(struct hx_buffer *b)
+{
+	HX_CHECK(cudaMemset(b->data, 0xFF, b->bytes));
+}
+
+void hx_buffer_upload(struct hx_buffer *b, const void *host)
+{
+	HX_CHECK(cudaMemcpy(b->data, host, b->bytes, cudaMemcpyHostToDevice));
+}
+
+void hx_buffer_download(const struct hx_buffer *b, void *host)
+{
+	HX_CHECK(cudaMemcpy(host, b->data, b->bytes, cudaMemcpyDeviceToHost));
+}
+
+// Elements (of elem_size) in [zone, zone+len) holding any non-guard byte;
+// *first gets the lowest damaged byte's offset within the zone.
+static size_t damaged(const unsigned char *zone, size_t len, size_t elem_size,
+		      long *first, long *last)
+{
+	size_t count = 0;
+	long prev_elem = -1;
+	*first = *last = -1;
+	for (size_t i = 0; i < len; i++) {
+		if (zone[i] == HX_GUARD_BYTE)
+			continue;
+		if (*first < 0)
+			*first = (long)i;
+		*last = (long)i;
+		long elem = (long)(i / elem_size);
+		if (elem != prev_elem)
+			count++;
+		prev_elem = elem;
+	}
+	return count;
+}
+
+int hx_buffer_check_guards(struct hx_buffer *b, size_t elem_size)
+{
+	size_t before_len = HX_GUARD_BYTES + b->offset;
+	unsigned char *before = (unsigned char *)malloc(before_len);
+	unsigned char *after = (unsigned char *)malloc(HX_GUARD_BYTES);
+	if (!before || !after)
+		hx_die("harness", "out of host memory");
+	HX_CHECK(cudaMemcpy(before, b->alloc, before_len,
+			    cudaMemcpyDeviceToHost));
+	HX_CHECK(cudaMemcpy(after, (unsigned char *)b->data + b->bytes,
+			    HX_GUARD_BYTES, cudaMemcpyDeviceToHost));
+	long bf, bl, af, al;
+	// Count elements before the start from the data's edge backwards, so
+	// "1 element before" means index -1 even at odd offsets.
+	size_t nb = damaged(before, before_len, 1, &bf, &bl);
+	size_t na = damaged(after, HX_GUARD_BYTES, 1, &af, &al);
+	free(before);
+	free(after);
+	if (nb == 0 && na == 0)
+		return 1;
+
+	long elem = (long)elem_size;
+	long before_elems = nb ? ((long)before_len - bf + elem - 1) / elem : 0;
+	long after_elems = na ? al / elem + 1 : 0;
+	long n_elems = (long)(b->bytes / elem_size);
+	char msg[512];
+	if (na && nb)
+		snprintf(msg, sizeof(msg),
+			 "wrote outside %s on both sides: up to %ld element(s) "
+			 "before index 0 and up to index %ld (last valid index "
+			 "is %ld)", b->name, before_elems,
+			 n_elems + after_elems - 1, n_elems - 1);
+	else if (na)
+		snprintf(msg, sizeof(msg),
+			 "wrote past the end of %s: element index %ld%s (the "
+			 "last valid index is %ld): check the bound of your "
+			 "last block or tail loop", b->name,
+			 n_elems + af / elem,
+			 after_elems > af / elem + 1 ? " and beyond" : "",
+			 n_elems - 1);
+	else
+		snprintf(msg, sizeof(msg),
+			 "wrote before the start of %s: element index %ld "
+			 "(indices start at 0)", b->name, -before_elems);
+	json_t *ev = json_pack("{s:s, s:s, s:I, s:I, s:s}", "event", "guard",
+			       "buffer", b->name, "before", (json_int_t)nb,
+			       "after", (json_int_t)na, "message", msg);
+	json_object_set_new(ev, "first_offset",
+			    json_integer(na && !nb ? n_elems + af / elem
+						   : -before_elems));
+	hx_emit(ev);
+	HX_CHECK(cudaMemset(b->alloc, HX_GUARD_BYTE, before_len));
+	HX_CHECK(cudaMemset((unsigned char *)b->data + b->bytes, HX_GUARD_BYTE,
+			    HX_GUARD_BYTES));
+	return 0;
+}
+
+/* ---- checking --------------------------------------------------------- */
+
+void hx_mismatches_init(struct hx_mismatches *m)
+{
+	m->checked = 0;
+	m->count = 0;
+	m->first = json_array();
+}
+
+void hx_mismatch(struct hx_mismatches *m, size_t index, const char *expected,
+		 const char *got, const char *note)
+{
+	if (m->count++ >= HX_MAX_REPORTED)
+		return;
+	json_t *item = json_pack("{s:I, s:s, s:s}", "index", (json_int_t)index,
+				 "expected", expected, "got", got);
+	if (note)
+		json_object_set_new(item, "note", json_string(note));
+	json_array_append_new(m->first, item);
+}
+
+int hx_case_selected(const char *name)
+{
+	return !H.opts.only_case || strcmp(H.opts.only_case, name) == 0;
+}
+
+int hx_case_end(const char *name, size_t n, struct hx_mismatches *m,
+		const char *message)
+{
+	int ok = m->count == 0;
+	char seed[32];
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)H.opts.seed);
+	json_t *ev = json_pack("{s:s, s:s, s:b, s:I, s:s, s:I, s:I}", "event",
+			       "case", "name", name, "ok", ok, "n",
+			       (json_int_t)n, "seed", seed, "checked",
+			       (json_int_t)m->checked, "mismatches",
+			       (json_int_t)m->count);
+	if (!ok) {
+		json_object_set(ev, "first", m->first);
+		if (message)
+			json_object_set_new(ev, "message", json_string(message));
+	}
+	json_decref(m->first);
+	m->first = NULL;
+	hx_emit(ev);
+	return ok;
+}
+
+/* ---- launches made by student code ---------------------------------- */
+
+#define HX_MAX_LAUNCHES 64
+static struct {
+	int active;
+	int inside; // a wrapped entry point called another one
+	int count;
+	struct hx_launch rec[HX_MAX_LAUNCHES];
+} L;
+
+static void record_launch(const void *func, dim3 g, dim3 b, size_t shared,
+			  cudaStream_t stream)
+{
+	int i = L.count++;
+	if (i >= HX_MAX_LAUNCHES)
+		return;
+	struct hx_launch *r = &L.rec[i];
+	memset(r, 0, sizeof(*r));
+	r->grid[0] = g.x, r->grid[1] = g.y, r->grid[2] = g.z;
+	r->block[0] = b.x, r->block[1] = b.y, r->block[2] = b.z;
+	r->shared_bytes = shared;
+	r->default_stream = stream == 0 || stream == cudaStreamLegacy;
+	int threads = (int)(b.x * b.y * b.z), nb = 0;
+	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, func, threads,
+							  shared) != cudaSuccess)
+		nb = 0;
+	r->blocks_per_sm = nb;
+	const char *name = NULL;
+	if (cudaFuncGetName(&name, func) == cudaSuccess && name) {
+		int status = 0;
+		char *pretty = abi::__cxa_demangle(name, NULL, NULL, &status);
+		snprintf(r->kernel, sizeof(r->kernel), "%s",
+			 status == 0 && pretty ? pretty : name);
+		free(pretty);
+	}
+	cudaGetLastError(); // the queries above must not leave an error behind
+}
+
+extern "C" {
+cudaError_t __real___cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **,
+				      size_t, cudaStream_t);
+cudaError_t __real_cudaLaunchKernel(const void *, dim3, dim3, void **, size_t,
+				    cudaStream_t);
+
+cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b,
+				      void **args, size_t shared,
+				      cudaStream_t s)
+{
+	if (L.active && !L.inside)
+		record_launch((const void *)k, g, b, shared, s);
+	L.inside++;
+	cudaError_t err = __real___cudaLaunchKernel(k, g, b, args, shared, s);
+	L.inside--;
+	return err;
+}
+
+cudaError_t __wrap_cudaLaunchKernel(const void *f, dim3 g, dim3 b,
+				    void **args, size_t shared, cudaStream_t s)
+{
+	if (L.active && !L.inside)
+		record_launch(f, g, b, shared, s);
+	L.inside++;
+	cudaError_t err = __real_cudaLaunchKernel(f, g, b, args, shared, s);
+	L.inside--;
+	return err;
+}
+}
+
+void hx_launches_begin(void)
+{
+	L.count = 0;
+	L.active = 1;
+}
+
+int hx_launches_end(struct hx_launch *out, int max)
+{
+	L.active = 0;
+	int n = L.count < HX_MAX_LAUNCHES ? L.count : HX_MAX_LAUNCHES;
+	memcpy(out, L.rec, sizeof(*out) * (size_t)(n < max ? n : max));
+	return L.count;
+}
+
+int hx_launch_report(const struct hx_launch *l, int count, double elements)
+{
+	const struct hx_launch *big = NULL;
+	double big_threads = 0;
+	int all_default = 1;
+	for (int i = 0; i < count && i < HX_MAX_LAUNCHES; i++) {
+		double t = (double)l[i].grid[0] * l[i].grid[1] * l[i].grid[2] *
+			   l[i].block[0] * l[i].block[1] * l[i].block[2];
+		if (!big || t > big_threads)
+			big = &l[i], big_threads = t;
+		all_default &= l[i].default_stream;
+	}
+	json_t *ev = json_pack("{s:s, s:I, s:b}", "event", "launch", "launches",
+			       (json_int_t)count, "default_stream", all_default);
+	if (big) {
+		double blocks = (double)big->grid[0] * big->grid[1] *
+				big->grid[2];
+		double resident = (double)H.prop.multiProcessorCount *
+				  big->blocks_per_sm;
+		json_object_set_new(ev, "kernel", json_string(big->kernel));
+		json_object_set_new(ev, "grid",
+				    json_pack("[I,I,I]", (json_int_t)big->grid[0],
+					      (json_int_t)big->grid[1],
+					      (json_int_t)big->grid[2]));
+		json_object_set_new(ev, "block",
+				    json_pack("[I,I,I]",
+					      (json_int_t)big->block[0],
+					      (json_int_t)big->block[1],
+					      (json_int_t)big->block[2]));
+		json_object_set_new(ev, "shared_bytes",
+				    json_integer((json_int_t)big->shared_bytes));
+		json_object_set_new(ev, "blocks_per_sm",
+				    json_integer(big->blocks_per_sm));
+		json_object_set_new(ev, "grid_blocks", json_real(blocks));
+		json_object_set_new(ev, "block_threads",
+				    json_real((double)big->block[0] *
+					      big->block[1] * big->block[2]));
+		if (resident > 0)
+			json_object_set_new(ev, "waves",
+					    json_real(blocks / resident));
+		json_object_set_new(ev, "elements_per_thread",
+				    json_real(elements / big_threads));
+	}
+	hx_emit(ev);
+	return all_default ? 0 : -1;
+}
+
+/* ---- timing ------------------------------------------------------------ */
+
+__global__ void hx_flush_kernel(int4 *p, size_t n, int v)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += stride)
+		p[i] = make_int4(v, v, v, v);
+}
+
+static void flush_l2(int round)
+{
+	if (!H.flush_buf) {
+		size_t l2 = (size_t)H.prop.l2CacheSize;
+		H.flush_bytes = 2 * (l2 > (4u << 20) ? l2 : (4u << 20));
+		HX_CHECK(cudaMalloc(&H.flush_buf, H.flush_bytes));
+	}
+	hx_flush_kernel<<<H.prop.multiProcessorCount * 4, 512>>>(
+		(int4 *)H.flush_buf, H.flush_bytes / sizeof(int4), round);
+	HX_CHECK(cudaGetLastError());
+}
+
+struct hx_timing hx_time_calls(hx_call_fn fn, void *ctx, const char *what)
+{
+	struct hx_timing t;
+	memset(&t, 0, sizeof(t));
+	const struct hx_options *o = &H.opts;
+	t.reps = o->reps;
+	t.rounds = o->rounds;
+
+	for (int i = 0; i < o->warmup; i++) {
+		flush_l2(i);
+		fn(ctx);
+	}
+	hx_check_call(what);
+
+	cudaEvent_t *ev = (cudaEvent_t *)calloc(2 * (size_t)o->reps,
+						sizeof(*ev));
+	double *us = (double *)calloc((size_t)o->reps, sizeof(*us));
+	if (!ev || !us)
+		hx_die("harness", "out of host memory");
+	for (int i = 0; i < 2 * o->reps; i++)
+		HX_CHECK(cudaEventCreate(&ev[i]));
+
+	for (int r = 0; r < o->rounds; r++) {
+		hx_emit(json_pack("{s:s, s:s, s:i, s:i}", "event", "progress",
+				  "phase", "timing", "done", r, "total",
+				  o->rounds));
+		for (int i = 0; i < o->reps; i++) {
+			flush_l2(i);
+			HX_CHECK(cudaEventRecord(ev[2 * i], 0));
+			fn(ctx);
+			HX_CHECK(cudaEventRecord(ev[2 * i + 1], 0));
+		}
+		hx_check_call(what);
+		for (int i = 0; i < o->reps; i++) {
+			float ms = 0;
+			HX_CHECK(cudaEventElapsedTime(&ms, ev[2 * i],
+						      ev[2 * i + 1]));
+			us[i] = 1000.0 * ms;
+		}
+		stats_summarize(us, (size_t)o->reps, &t.us);
+		if (r < 16)
+			t.round_median_us[r] = t.us.median;
+	}
+	for (int i = 0; i < 2 * o->reps; i++)
+		HX_CHECK(cudaEventDestroy(ev[i]));
+	free(ev);
+	free(us);
+	return t;
+}
+
+void hx_timing_report(const char *who, const char *name, double n,
+		      double bytes, const struct hx_timing *t)
+{
+	json_t *ev = json_pack(
+		"{s:s, s:s, s:f, s:f, s:i, s:f, s:f, s:f, s:f, s:f}", "event",
+		"timing", "who", who, "n", n, "bytes", bytes, "reps", t->reps,
+		"median_us", t->us.median, "min_us", t->us.min, "max_us",
+		t->us.max, "cv", t->us.cv, "gbps",
+		t->us.median > 0 ? bytes / (t->us.median * 1e3) : 0.0);
+	if (name)
+		json_object_set_new(ev, "name", json_string(name));
+	if (t->rounds > 1) {
+		json_t *rounds = json_array();
+		int nr = t->rounds < 16 ? t->rounds : 16;
+		for (int r = 0; r < nr; r++)
+			json_array_append_new(rounds,
+					      json_real(t->round_median_us[r]));
+		json_object_set_new(ev, "rounds", rounds);
+		struct sample_stats s;
+		stats_summarize(t->round_median_us, (size_t)nr, &s);
+		// The steadiness figure: how much the round medians move.
+		json_object_set_new(ev, "median_us", json_real(s.median));
+		json_object_set_new(ev, "gbps",
+				    json_real(bytes / (s.median * 1e3)));
+		json_object_set_new(ev, "rounds_cv", json_real(s.cv));
+	}
+	hx_emit(ev);
+}
+
+size_t hx_timed_elements(size_t bytes_per_element)
+{
+	size_t n = (size_t)1 << 25;
+	while ((double)n * bytes_per_element < 8.0 * H.prop.l2CacheSize)
+		n <<= 1;
+	size_t free_bytes = 0, total = 0;
+	HX_CHECK(cudaMemGetInfo(&free_bytes, &total));
+	while (n > 1024 && n * bytes_per_element > free_bytes / 2)
+		n >>= 1;
+	return n;
+}

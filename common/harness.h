@@ -1,0 +1,199 @@
+/*
+ * harness — the runtime every lab's harness.cu is built on.
+ *
+ * A step executable is: the student's file (kernels + launcher) + the lab's
+ * harness.cu (cases, CPU reference, bytes moved) + this runtime. The runtime
+ * owns the process: command line, device, events, inputs, buffers, timing.
+ *
+ * Command line (the grader passes these; all optional when run by hand):
+ *   --result-fd N   write events to fd N (default: stdout). The student's
+ *                   stdout/stderr are never parsed.
+ *   --seed S        seed of every random input (default: fresh, from the
+ *                   clock); printed in every case event, so a failure can be
+ *                   replayed with --seed S --case NAME.
+ *   --case NAME     run only the correctness case called NAME.
+ *   --bench         longer measurement: more repetitions, several rounds.
+ *   --reps R --warmup W --rounds K   override the timing plan.
+ *   --step ID       the step id to put in events.
+ *   --no-timing     correctness only.
+ *
+ * Errors: every CUDA call goes through HX_CHECK; a failure emits an "error"
+ * event (kind "cuda", the call, file:line and the driver's words) and exits
+ * with status 3 without "harness_end", so the grader reports a crash.
+ * Events are documented in event.h.
+ */
+#ifndef CUDALAB_HARNESS_H
+#define CUDALAB_HARNESS_H
+
+#include <cuda_runtime.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cudalab.h"
+#include "stats.h"
+
+/* ---- process, options, device ---------------------------------------- */
+
+struct hx_options {
+	uint64_t seed;
+	const char *only_case; /* NULL: all cases */
+	const char *step;      /* NULL: events carry no step */
+	int bench;
+	int timing;            /* 0 with --no-timing */
+	int warmup, reps, rounds;
+};
+
+/* Parse the command line, open the result channel, select device 0. */
+void hx_init(int argc, char **argv);
+const struct hx_options *hx_opts(void);
+const cudaDeviceProp *hx_device(void);
+
+/* Emit one event (takes the reference). Adds "step" when --step was given. */
+void hx_emit(json_t *ev);
+
+/* Report a harness-level error event and exit(3). printf-style. */
+void hx_die(const char *kind, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+
+/* Emit harness_end and return the process exit status (0 if all_ok). */
+int hx_finish(int all_ok);
+
+void hx_check_cuda(cudaError_t err, const char *call, const char *file,
+		   int line);
+#define HX_CHECK(call) hx_check_cuda((call), #call, __FILE__, __LINE__)
+
+/*
+ * After calling student code: surfaces a launch error and any error that
+ * happened while the work ran (illegal address, trap), with `what` (e.g.
+ * "saxpy(n=33)") in the message. Synchronizes the device.
+ */
+void hx_check_call(const char *what);
+
+/* ---- inputs ----------------------------------------------------------- */
+
+/* splitmix64: small, fast, good enough for test data; one per case. */
+struct hx_rng {
+	uint64_t state;
+};
+struct hx_rng hx_rng_for(const char *case_name); /* seed x case name */
+uint64_t hx_rng_next(struct hx_rng *r);
+double hx_rng_uniform(struct hx_rng *r);          /* [0, 1) */
+/* A float of random sign and magnitude 2^[lo_exp, hi_exp). */
+float hx_rng_float(struct hx_rng *r, int lo_exp, int hi_exp);
+
+/* ---- guarded device buffers ----------------------------------------- */
+
+/*
+ * A device allocation with guard zones of HX_GUARD_BYTES on both sides,
+ * filled with HX_GUARD_BYTE. `data` is `offset` bytes past a 256-byte
+ * boundary (0 for normal use; labs that test alignment pass others).
+ * Guards are checked with hx_buffer_check_guards after student code ran.
+ */
+#define HX_GUARD_BYTES 4096
+#define HX_GUARD_BYTE 0xA5
+struct hx_buffer {
+	const char *name;
+	unsigned char *alloc;
+	void *data;
+	size_t bytes;
+	size_t offset;
+};
+struct hx_buffer hx_buffer_new(const char *name, size_t bytes, size_t offset);
+void hx_buffer_free(struct hx_buffer *b);
+/* Fill the data with 0xFF bytes: NaN as float, bf16 and double. */
+void hx_buffer_poison(struct hx_buffer *b);
+void hx_buffer_upload(struct hx_buffer *b, const void *host);
+void hx_buffer_download(const struct hx_buffer *b, void *host);
+/*
+ * Compare both guard zones with their pattern. On damage, emits a "guard"
+ * event saying how many elements before/after were written and the first
+ * offending element index (negative = before the start), then restores the
+ * pattern. Returns 1 when the guards are intact, 0 when damaged.
+ */
+int hx_buffer_check_guards(struct hx_buffer *b, size_t elem_size);
+
+/* ---- checking --------------------------------------------------------- */
+
+#define HX_MAX_REPORTED 8
+/* Collects mismatches of one case; keeps the first HX_MAX_REPORTED. */
+struct hx_mismatches {
+	size_t checked;
+	size_t count;
+	json_t *first; /* array of {index expected got note?} */
+};
+void hx_mismatches_init(struct hx_mismatches *m);
+/* Values are reported as text (NaN and Inf are not JSON numbers). */
+void hx_mismatch(struct hx_mismatches *m, size_t index, const char *expected,
+		 const char *got, const char *note);
+/*
+ * Emit the "case" event for case `name` and free m's list. `message` explains
+ * a failure in a student's terms (may be NULL). Returns 1 if the case passed.
+ */
+int hx_case_end(const char *name, size_t n, struct hx_mismatches *m,
+		const char *message);
+/* True when the case should run (no --case, or --case equals name). */
+int hx_case_selected(const char *name);
+
+/* ---- launches made by student code ---------------------------------- */
+
+/*
+ * Every kernel launch in the process passes through a recorder (the step is
+ * linked with --wrap for the CUDA runtime's launch entry points). Between
+ * hx_launches_begin() and hx_launches_end() it records grid, block, dynamic
+ * shared memory, stream, and how many blocks of that kernel fit on one SM.
+ * Outside that window it only forwards the launch.
+ */
+struct hx_launch {
+	char kernel[128];
+	unsigned grid[3], block[3];
+	size_t shared_bytes;
+	int default_stream;
+	int blocks_per_sm;
+};
+void hx_launches_begin(void);
+/* Stop recording; returns the number of launches (at most max copied). */
+int hx_launches_end(struct hx_launch *out, int max);
+/*
+ * Emit the "launch" event for a call that processed `elements` elements:
+ * elements per thread and waves are computed from the largest launch. Returns
+ * 0 when every launch was on the default stream, else emits nothing more and
+ * returns -1 (the caller fails the step: its work would not be timed).
+ */
+int hx_launch_report(const struct hx_launch *l, int count, double elements);
+
+/* ---- timing ------------------------------------------------------------ */
+
+typedef void (*hx_call_fn)(void *ctx);
+
+struct hx_timing {
+	int reps;
+	int rounds;
+	struct sample_stats us;      /* over all reps of the last round */
+	double round_median_us[16];  /* median of each round */
+};
+
+/*
+ * Time fn(ctx) with CUDA events on the default stream: `warmup` untimed calls,
+ * then `rounds` rounds of `reps` calls, each call preceded by a write of 2x
+ * the L2 size so no call finds its inputs in L2. All events are read after
+ * the last call, so host work never falls inside a timed interval.
+ */
+struct hx_timing hx_time_calls(hx_call_fn fn, void *ctx, const char *what);
+
+/*
+ * Emit a "timing" event. bytes: the bytes the operation must move (reads +
+ * writes, each once). who: "student" or "vendor"; name may be NULL.
+ */
+void hx_timing_report(const char *who, const char *name, double n,
+		      double bytes, const struct hx_timing *t);
+
+/*
+ * The element count for timing a streaming kernel that moves
+ * bytes_per_element bytes per element: the smallest power of two >= 2^25 for
+ * which the bytes moved exceed 8x the L2 (so every call streams from DRAM),
+ * halved while the buffers would take more than half the free memory.
+ */
+size_t hx_timed_elements(size_t bytes_per_element);
+
+#endif

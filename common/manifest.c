@@ -1,0 +1,311 @@
+#include "manifest.h"
+#include "metric.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Validation state: the file being read and where to put the first error. */
+struct loader {
+	const char *path;
+	char *err;
+	size_t errlen;
+};
+
+static int fail(struct loader *ld, const char *field, const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	snprintf(ld->err, ld->errlen, "%s: %s: %s", ld->path, field, reason);
+	return -1;
+}
+
+static int only_keys(struct loader *ld, json_t *obj, const char *where,
+		     const char *const *allowed)
+{
+	const char *key;
+	json_t *value;
+	json_object_foreach(obj, key, value) {
+		int ok = 0;
+		for (const char *const *a = allowed; *a; a++)
+			ok |= strcmp(*a, key) == 0;
+		if (!ok) {
+			char field[256];
+			snprintf(field, sizeof(field), "%s%s%s", where,
+				 *where ? "." : "", key);
+			return fail(ld, field, "unknown field (a typo?)");
+		}
+	}
+	return 0;
+}
+
+/* Copies obj[key] into *dst. Missing is an error only when required. */
+static int get_string(struct loader *ld, json_t *obj, const char *where,
+		      const char *key, int required, char **dst)
+{
+	char field[256];
+	snprintf(field, sizeof(field), "%s%s%s", where, *where ? "." : "", key);
+	json_t *v = json_object_get(obj, key);
+	if (!v)
+		return required ? fail(ld, field, "missing") : 0;
+	if (!json_is_string(v) || json_string_length(v) == 0)
+		return fail(ld, field, "must be a non-empty string");
+	*dst = strdup(json_string_value(v));
+	return *dst ? 0 : fail(ld, field, "out of memory");
+}
+
+/* A file name inside the lab folder: no directories, no hidden files. */
+static int check_plain_name(struct loader *ld, const char *field,
+			    const char *name)
+{
+	if (strchr(name, '/') || name[0] == '.')
+		return fail(ld, field, "\"%s\" must be a plain file name in "
+				       "the lab folder", name);
+	return 0;
+}
+
+static int load_check(struct loader *ld, json_t *obj, const char *where,
+		      struct check_spec *c)
+{
+	static const char *const keys[] = {"metric", "min", "max", "why", NULL};
+	if (!json_is_object(obj))
+		return fail(ld, where, "must be an object");
+	if (only_keys(ld, obj, where, keys) ||
+	    get_string(ld, obj, where, "metric", 1, &c->metric) ||
+	    get_string(ld, obj, where, "why", 1, &c->why))
+		return -1;
+	if (!metric_find(c->metric)) {
+		char known[1024] = "";
+		for (const struct metric_info *m = metric_table(); m->name; m++)
+			snprintf(known + strlen(known),
+				 sizeof(known) - strlen(known), "%s%s",
+				 *known ? ", " : "", m->name);
+		char field[256];
+		snprintf(field, sizeof(field), "%s.metric", where);
+		return fail(ld, field, "unknown metric \"%s\" (known: %s)",
+			    c->metric, known);
+	}
+	json_t *min = json_object_get(obj, "min");
+	json_t *max = json_object_get(obj, "max");
+	if (!!min == !!max)
+		return fail(ld, where, "needs exactly one of \"min\" or \"max\"");
+	json_t *bound = min ? min : max;
+	if (!json_is_number(bound))
+		return fail(ld, where, "\"%s\" must be a number",
+			    min ? "min" : "max");
+	c->op = min ? CHECK_AT_LEAST : CHECK_AT_MOST;
+	c->bound = json_number_value(bound);
+	return 0;
+}
+
+static int load_step(struct loader *ld, json_t *obj, const char *where,
+		     struct step_spec *s)
+{
+	static const char *const keys[] = {"id", "title", "file", "hint",
+					   "checks", NULL};
+	if (!json_is_object(obj))
+		return fail(ld, where, "must be an object");
+	if (only_keys(ld, obj, where, keys) ||
+	    get_string(ld, obj, where, "id", 1, &s->id) ||
+	    get_string(ld, obj, where, "title", 1, &s->title) ||
+	    get_string(ld, obj, where, "file", 1, &s->file) ||
+	    get_string(ld, obj, where, "hint", 1, &s->hint))
+		return -1;
+	char field[256];
+	snprintf(field, sizeof(field), "%s.file", where);
+	if (check_plain_name(ld, field, s->file))
+		return -1;
+	size_t len = strlen(s->file);
+	if (len < 4 || strcmp(s->file + len - 3, ".cu") != 0)
+		return fail(ld, field, "\"%s\" must end in .cu", s->file);
+
+	json_t *checks = json_object_get(obj, "checks");
+	snprintf(field, sizeof(field), "%s.checks", where);
+	if (!checks)
+		return fail(ld, field, "missing (use [] for none)");
+	if (!json_is_array(checks))
+		return fail(ld, field, "must be an array");
+	s->nchecks = json_array_size(checks);
+	s->checks = calloc(s->nchecks ? s->nchecks : 1, sizeof(*s->checks));
+	if (!s->checks)
+		return fail(ld, field, "out of memory");
+	for (size_t i = 0; i < s->nchecks; i++) {
+		char cw[256];
+		snprintf(cw, sizeof(cw), "%s.checks[%zu]", where, i);
+		if (load_check(ld, json_array_get(checks, i), cw, &s->checks[i]))
+			return -1;
+	}
+	return 0;
+}
+
+static int load_vendor(struct loader *ld, json_t *obj, struct lab_manifest *m)
+{
+	static const char *const keys[] = {"source", "name", "libs", NULL};
+	if (!json_is_object(obj))
+		return fail(ld, "vendor", "must be an object");
+	if (only_keys(ld, obj, "vendor", keys) ||
+	    get_string(ld, obj, "vendor", "source", 1, &m->vendor_source) ||
+	    get_string(ld, obj, "vendor", "name", 1, &m->vendor_name) ||
+	    check_plain_name(ld, "vendor.source", m->vendor_source))
+		return -1;
+	json_t *libs = json_object_get(obj, "libs");
+	size_t n = libs ? json_array_size(libs) : 0;
+	if (libs && !json_is_array(libs))
+		return fail(ld, "vendor.libs", "must be an array of names");
+	m->vendor_libs = calloc(n + 1, sizeof(char *));
+	if (!m->vendor_libs)
+		return fail(ld, "vendor.libs", "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const char *lib = json_string_value(json_array_get(libs, i));
+		if (!lib || !*lib || strspn(lib, "abcdefghijklmnopqrstuvwxyz"
+						  "0123456789_") != strlen(lib))
+			return fail(ld, "vendor.libs",
+				    "entry %zu must be a library name like "
+				    "\"cublas\"", i);
+		m->vendor_libs[i] = strdup(lib);
+	}
+	return 0;
+}
+
+static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
+		     struct lab_manifest *m)
+{
+	static const char *const keys[] = {"name", "title", "order",
+					   "interface", "harness", "steps",
+					   "vendor", "time_limit_s", NULL};
+	if (!json_is_object(root))
+		return fail(ld, "(top level)", "must be a JSON object");
+	if (only_keys(ld, root, "", keys) ||
+	    get_string(ld, root, "", "name", 1, &m->name) ||
+	    get_string(ld, root, "", "title", 1, &m->title) ||
+	    get_string(ld, root, "", "interface", 1, &m->interface) ||
+	    get_string(ld, root, "", "harness", 1, &m->harness) ||
+	    check_plain_name(ld, "harness", m->harness))
+		return -1;
+
+	const char *base = strrchr(lab_dir, '/');
+	base = base && base[1] ? base + 1 : lab_dir;
+	size_t blen = strcspn(base, "/");
+	if (strlen(m->name) != blen || strncmp(m->name, base, blen) != 0)
+		return fail(ld, "name", "\"%s\" must equal the folder name",
+			    m->name);
+
+	json_t *order = json_object_get(root, "order");
+	if (!json_is_integer(order) || json_integer_value(order) < 1)
+		return fail(ld, "order", "must be an integer >= 1");
+	m->order = (int)json_integer_value(order);
+
+	json_t *limit = json_object_get(root, "time_limit_s");
+	m->time_limit_s = 120;
+	if (limit) {
+		if (!json_is_number(limit) || json_number_value(limit) <= 0)
+			return fail(ld, "time_limit_s",
+				    "must be a positive number");
+		m->time_limit_s = json_number_value(limit);
+	}
+
+	json_t *vendor = json_object_get(root, "vendor");
+	if (vendor && load_vendor(ld, vendor, m))
+		return -1;
+
+	json_t *steps = json_object_get(root, "steps");
+	if (!json_is_array(steps) || json_array_size(steps) == 0)
+		return fail(ld, "steps", "must be a non-empty array");
+	m->nsteps = json_array_size(steps);
+	m->steps = calloc(m->nsteps, sizeof(*m->steps));
+	if (!m->steps)
+		return fail(ld, "steps", "out of memory");
+	for (size_t i = 0; i < m->nsteps; i++) {
+		char where[64];
+		snprintf(where, sizeof(where), "steps[%zu]", i);
+		if (load_step(ld, json_array_get(steps, i), where, &m->steps[i]))
+			return -1;
+		for (size_t j = 0; j < i; j++) {
+			if (strcmp(m->steps[j].id, m->steps[i].id) == 0)
+				return fail(ld, where, "duplicate id \"%s\"",
+					    m->steps[i].id);
+			if (strcmp(m->steps[j].file, m->steps[i].file) == 0)
+				return fail(ld, where, "duplicate file \"%s\"",
+					    m->steps[i].file);
+		}
+	}
+	return 0;
+}
+
+int manifest_load(const char *lab_dir, struct lab_manifest *out, char *err,
+		  size_t errlen)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/lab.json", lab_dir);
+	struct loader ld = {path, err, errlen};
+	memset(out, 0, sizeof(*out));
+
+	json_error_t jerr;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (jerr.line < 1)
+			snprintf(err, errlen, "%s: %s", path, jerr.text);
+		else
+			snprintf(err, errlen, "%s:%d:%d: invalid JSON: %s",
+				 path, jerr.line, jerr.column, jerr.text);
+		return -1;
+	}
+	out->dir = strdup(lab_dir);
+	int rc = load_root(&ld, root, lab_dir, out);
+	json_decref(root);
+	if (rc)
+		manifest_free(out);
+	return rc;
+}
+
+void manifest_free(struct lab_manifest *m)
+{
+	for (size_t i = 0; m->steps && i < m->nsteps; i++) {
+		struct step_spec *s = &m->steps[i];
+		for (size_t j = 0; s->checks && j < s->nchecks; j++) {
+			free(s->checks[j].metric);
+			free(s->checks[j].why);
+		}
+		free(s->checks);
+		free(s->id);
+		free(s->title);
+		free(s->file);
+		free(s->hint);
+	}
+	free(m->steps);
+	for (char **l = m->vendor_libs; l && *l; l++)
+		free(*l);
+	free(m->vendor_libs);
+	free(m->vendor_source);
+	free(m->vendor_name);
+	free(m->harness);
+	free(m->interface);
+	free(m->title);
+	free(m->name);
+	free(m->dir);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct step_spec *manifest_step(const struct lab_manifest *m,
+				      const char *id)
+{
+	for (size_t i = 0; i < m->nsteps; i++)
+		if (strcmp(m->steps[i].id, id) == 0)
+			return &m->steps[i];
+	char *end;
+	long k = strtol(id, &end, 10);
+	if (*id && !*end && k >= 1 && (size_t)k <= m->nsteps)
+		return &m->steps[k - 1];
+	return NULL;
+}
+
+size_t manifest_step_index(const struct lab_manifest *m,
+			   const struct step_spec *step)
+{
+	return (size_t)(step - m->steps);
+}

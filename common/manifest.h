@@ -1,0 +1,82 @@
+/*
+ * manifest — a lab's lab.json, loaded and validated.
+ *
+ * Format (every field is checked; unknown fields are rejected so a typo in a
+ * threshold never silently disables a check):
+ *
+ *   {
+ *     "name": "saxpy",                       lab id, equals its folder name
+ *     "title": "SAXPY: naive to float4",
+ *     "order": 2,                            position in the workshop
+ *     "interface": "void saxpy(...)",        the launcher students implement
+ *     "harness": "harness.cu",               the lab's test program
+ *     "time_limit_s": 60,                    ? wall-clock limit per step run
+ *     "vendor": {"source": "vendor.cu",      ? vendor-library comparison
+ *                "name": "cuBLAS cublasSaxpy", "libs": ["cublas"]},
+ *     "steps": [
+ *       {"id": "v1", "title": "naive", "file": "saxpy_v1.cu",
+ *        "hint": "what to try when this step fails",
+ *        "checks": [ {"metric": "pct_of_copy", "min": 60,
+ *                     "why": "what the check teaches when it fails"} ]}
+ *     ]
+ *   }
+ *
+ * A check has exactly one of "min" (measured >= min passes) or "max"
+ * (measured <= max passes); "metric" must be in metric.h's table.
+ *
+ * Ownership: manifest_load() fills a caller-provided struct whose strings and
+ * arrays it allocates; manifest_free() releases them (safe on a zeroed or
+ * half-filled struct). On error, returns -1 with "FILE: FIELD: reason" in err
+ * and leaves nothing allocated.
+ */
+#ifndef CUDALAB_MANIFEST_H
+#define CUDALAB_MANIFEST_H
+
+#include <stddef.h>
+
+enum check_op { CHECK_AT_LEAST, CHECK_AT_MOST };
+
+struct check_spec {
+	char *metric;
+	enum check_op op;
+	double bound;
+	char *why;
+};
+
+struct step_spec {
+	char *id;
+	char *title;
+	char *file;
+	char *hint;
+	struct check_spec *checks;
+	size_t nchecks;
+};
+
+struct lab_manifest {
+	char *dir;  /* the lab's folder, as given to manifest_load */
+	char *name;
+	char *title;
+	int order;
+	char *interface;
+	char *harness;
+	double time_limit_s;
+	char *vendor_source; /* NULL when the lab has no vendor comparison */
+	char *vendor_name;
+	char **vendor_libs;  /* NULL-terminated */
+	struct step_spec *steps;
+	size_t nsteps;
+};
+
+int manifest_load(const char *lab_dir, struct lab_manifest *out, char *err,
+		  size_t errlen);
+void manifest_free(struct lab_manifest *m);
+
+/* The step whose id is id, or whose 1-based position is id ("2"); or NULL. */
+const struct step_spec *manifest_step(const struct lab_manifest *m,
+				      const char *id);
+
+/* Position of step in m (0-based). */
+size_t manifest_step_index(const struct lab_manifest *m,
+			   const struct step_spec *step);
+
+#endif

@@ -1,0 +1,42 @@
+#include "metric.h"
+
+#include <string.h>
+
+static const struct metric_info metrics[] = {
+	{"pct_of_copy", "% of copy", "timing",
+	 "bandwidth as a percentage of this GPU's measured copy bandwidth"},
+	{"gbps", "GB/s", "timing", "bytes the step must move / median time"},
+	{"median_us", "us", "timing", "median time of one call"},
+	{"speedup_vs_first", "x", "timing",
+	 "median time of step 1 / median time of this step, same run"},
+	{"elements_per_thread", "", "launch",
+	 "n / threads launched, at the timed size"},
+	{"waves", "", "launch",
+	 "blocks launched / (SMs x blocks that fit on one SM)"},
+	{"grid_blocks", "", "launch", "blocks in the largest launch"},
+	{"block_threads", "", "launch", "threads per block"},
+	{"launches", "", "launch", "kernel launches per call of the launcher"},
+	{"ptx_max_load_bytes", "B", "ptx",
+	 "widest global load in the PTX, in bytes"},
+	{"ptx_max_store_bytes", "B", "ptx",
+	 "widest global store in the PTX, in bytes"},
+	{"ptx_nc_loads", "", "ptx",
+	 "non-coherent (read-only path) global loads in the PTX"},
+	{"registers", "", "compiler", "registers per thread (largest kernel)"},
+	{"spill_bytes", "B", "compiler", "spill stores + loads (all kernels)"},
+	{"shared_bytes", "B", "compiler", "static shared memory per block"},
+	{NULL, NULL, NULL, NULL},
+};
+
+const struct metric_info *metric_find(const char *name)
+{
+	for (const struct metric_info *m = metrics; m->name; m++)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
+const struct metric_info *metric_table(void)
+{
+	return metrics;
+}

@@ -1,0 +1,552 @@
+#include "build.h"
+#include "compiler_report.h"
+#include "hash.h"
+#include "ptx.h"
+#include "runner.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CXX_STD "-std=c++17"
+
+static int mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+static void remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d) {
+		unlink(path);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char sub[PATH_MAX];
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		remove_tree(sub);
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+int build_env_init(struct build_env *env, char *err, size_t errlen)
+{
+	const char *argv[] = {env->nvcc, "--version", NULL};
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.wall_limit_s = 60;
+	if (child_run(&c) < 0 || !c.exited || c.exit_code != 0) {
+		snprintf(err, errlen,
+			 "cannot run %s (%s): install the CUDA Toolkit and put "
+			 "its bin/ folder on PATH", env->nvcc,
+			 c.error[0] ? c.error : "it failed");
+		child_release(&c);
+		return -1;
+	}
+	const char *rel = strstr(strbuf_str(&c.out), "release ");
+	snprintf(env->nvcc_version, sizeof(env->nvcc_version), "%.*s",
+		 rel ? (int)strcspn(rel, "\n") : 7, rel ? rel : "unknown");
+	child_release(&c);
+	return 0;
+}
+
+/* The harness sources whose content every step executable depends on. */
+static void hash_harness(struct content_hash *h, const struct build_env *env,
+			 const struct lab_manifest *lab)
+{
+	static const char *const common[] = {
+		"cudalab.h", "harness.h", "harness.cu", "stats.h",
+		"stats.c",   "event.h",   "event.c",	NULL};
+	char path[PATH_MAX];
+	hash_str(h, env->nvcc_version);
+	hash_str(h, env->arch);
+	hash_str(h, CXX_STD " -O3 -lineinfo");
+	for (const char *const *f = common; *f; f++) {
+		snprintf(path, sizeof(path), "%s/common/%s", env->root, *f);
+		hash_str(h, *f);
+		hash_file(h, path);
+	}
+	/* the lab's harness and every header a student file may include */
+	DIR *d = opendir(lab->dir);
+	struct dirent *e;
+	char *names[256];
+	int nn = 0;
+	while (d && (e = readdir(d)) && nn < 256) {
+		size_t len = strlen(e->d_name);
+		int header = len > 2 && (!strcmp(e->d_name + len - 2, ".h") ||
+					 (len > 4 &&
+					  !strcmp(e->d_name + len - 4, ".cuh")));
+		if (header || !strcmp(e->d_name, lab->harness))
+			names[nn++] = strdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	/* readdir order is arbitrary: sort so the key is stable */
+	for (int i = 1; i < nn; i++)
+		for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char *t = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	for (int i = 0; i < nn; i++) {
+		snprintf(path, sizeof(path), "%s/%s", lab->dir, names[i]);
+		hash_str(h, names[i]);
+		hash_file(h, path);
+		free(names[i]);
+	}
+}
+
+static int run_tool(const struct build_env *env, const char *const *argv,
+		    const char *log_path, struct strbuf *log)
+{
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.dir = env->root;
+	c.out_path = log_path;
+	c.wall_limit_s = env->compile_limit_s;
+	int rc = child_run(&c);
+	if (rc < 0)
+		strbuf_addf(log, "%s\n", c.error);
+	else if (strbuf_read_file(log, log_path) < 0)
+		strbuf_addf(log, "cannot read %s\n", log_path);
+	if (c.timed_out)
+		strbuf_addf(log, "error: the compiler %s\n",
+			    child_describe_end(&c, (char[128]){0}, 128));
+	int ok = rc == 0 && c.exited && c.exit_code == 0;
+	child_release(&c);
+	return ok ? 0 : -1;
+}
+
+/*
+ * The runtime and lab harness objects for this arch and harness content:
+ * build/obj/ARCH-KEY/{harness_rt.o, stats.o, event.o, lab_harness.o}.
+ */
+static int build_harness_objects(const struct build_env *env,
+				 const struct lab_manifest *lab, char *objdir,
+				 size_t len, char *err, size_t errlen)
+{
+	struct content_hash h;
+	hash_init(&h);
+	hash_harness(&h, env, lab);
+	char key[17];
+	hash_hex(&h, key);
+	snprintf(objdir, len, "%s/obj/%s-%s-%s", env->build_dir, lab->name,
+		 env->arch, key);
+	char done[PATH_MAX];
+	snprintf(done, sizeof(done), "%s/lab_harness.o", objdir);
+	if (exists(done))
+		return 0;
+
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", objdir, (int)getpid());
+	remove_tree(tmp);
+	if (mkdirs(tmp) < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp,
+			 strerror(errno));
+		return -1;
+	}
+	char archflag[64], inc_common[PATH_MAX + 3], inc_lab[PATH_MAX + 3];
+	snprintf(archflag, sizeof(archflag), "-arch=%s", env->arch);
+	snprintf(inc_common, sizeof(inc_common), "-I%s/common", env->root);
+	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab->dir);
+	struct {
+		const char *src;
+		const char *obj;
+	} parts[] = {
+		{"common/harness.cu", "harness_rt.o"},
+		{"common/stats.c", "stats.o"},
+		{"common/event.c", "event.o"},
+		{NULL, "lab_harness.o"},
+	};
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char src[PATH_MAX], obj[PATH_MAX + 32], log[PATH_MAX + 32];
+		if (parts[i].src)
+			snprintf(src, sizeof(src), "%s/%s", env->root,
+				 parts[i].src);
+		else
+			snprintf(src, sizeof(src), "%s/%s", lab->dir,
+				 lab->harness);
+		snprintf(obj, sizeof(obj), "%s/%s", tmp, parts[i].obj);
+		snprintf(log, sizeof(log), "%s/%s.log", tmp, parts[i].obj);
+		const char *argv[] = {env->nvcc, archflag, CXX_STD, "-O3",
+				      "-lineinfo", inc_common, inc_lab,
+				      "-Xcompiler=-Wall,-Wextra", "-c", src,
+				      "-o", obj, NULL};
+		struct strbuf out = STRBUF_INIT;
+		if (run_tool(env, argv, log, &out) < 0) {
+			snprintf(err, errlen,
+				 "the harness does not compile (%s): %.1500s",
+				 src, strbuf_str(&out));
+			strbuf_release(&out);
+			remove_tree(tmp);
+			return -1;
+		}
+		strbuf_release(&out);
+	}
+	if (rename(tmp, objdir) < 0 && !exists(done)) {
+		snprintf(err, errlen, "cannot publish %s: %s", objdir,
+			 strerror(errno));
+		remove_tree(tmp);
+		return -1;
+	}
+	remove_tree(tmp); /* another grader published first */
+	return 0;
+}
+
+static char *read_ptx(const char *dir, const char *source)
+{
+	const char *base = strrchr(source, '/');
+	base = base ? base + 1 : source;
+	char path[PATH_MAX * 2];
+	snprintf(path, sizeof(path), "%s/%.*s.ptx", dir,
+		 (int)(strlen(base) - 3), base);
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return sb.buf ? sb.buf : strdup("");
+}
+
+static const char *launcher_name(const struct lab_manifest *lab, char *buf,
+				 size_t len)
+{
+	/* "void saxpy(int n, ...)" -> "saxpy" */
+	const char *open = strchr(lab->interface, '(');
+	const char *p = open;
+	while (p && p > lab->interface && p[-1] == ' ')
+		p--;
+	const char *start = p;
+	while (start && start > lab->interface && start[-1] != ' ' &&
+	       start[-1] != '*')
+		start--;
+	snprintf(buf, len, "%.*s", p ? (int)(p - start) : 0,
+		 start ? start : "");
+	return buf;
+}
+
+/* Load facts.json of a finished cache entry into b. */
+static int load_facts(struct step_build *b)
+{
+	char path[PATH_MAX * 2];
+	snprintf(path, sizeof(path), "%s/facts.json", b->dir);
+	json_t *facts = json_load_file(path, 0, NULL);
+	if (!facts)
+		return -1;
+	b->ok = json_is_true(json_object_get(facts, "ok"));
+	b->diagnostics = json_incref(json_object_get(facts, "diagnostics"));
+	b->resources = json_incref(json_object_get(facts, "resources"));
+	b->ptx = json_incref(json_object_get(facts, "ptx"));
+	json_decref(facts);
+	snprintf(path, sizeof(path), "%s/compile.log", b->dir);
+	strbuf_read_file(&b->log, path);
+	return b->diagnostics && b->resources && b->ptx ? 0 : -1;
+}
+
+int build_steps(const struct build_env *env, const struct lab_manifest *lab,
+		struct step_build *steps, size_t n, char *err, size_t errlen)
+{
+	char objdir[PATH_MAX];
+	if (build_harness_objects(env, lab, objdir, sizeof(objdir), err,
+				  errlen) < 0)
+		return -1;
+	struct content_hash base;
+	hash_init(&base);
+	hash_harness(&base, env, lab);
+
+	char archflag[64], inc_common[PATH_MAX + 3], inc_lab[PATH_MAX + 3];
+	snprintf(archflag, sizeof(archflag), "-arch=%s", env->arch);
+	snprintf(inc_common, sizeof(inc_common), "-I%s/common", env->root);
+	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab->dir);
+	char launcher[64];
+	launcher_name(lab, launcher, sizeof(launcher));
+
+	/* Phase 1: find cache hits; start compiles of the rest, `jobs` at once. */
+	struct child *kids = calloc(n, sizeof(*kids));
+	char (*tmp)[PATH_MAX + 16] = calloc(n, sizeof(*tmp));
+	char (*logp)[PATH_MAX * 2] = calloc(n, sizeof(*logp));
+	char (*objp)[PATH_MAX * 2] = calloc(n, sizeof(*objp));
+	const char *(*argvs)[24] = calloc(n, sizeof(*argvs));
+	if (!kids || !tmp || !logp || !objp || !argvs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		kids[i] = (struct child)CHILD_INIT;
+	size_t running = 0, next_wait = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct step_build *b = &steps[i];
+		struct content_hash h = base;
+		hash_str(&h, b->step->file);
+		if (hash_file(&h, b->source) < 0) {
+			b->ok = 0;
+			b->diagnostics = json_pack(
+				"[{s:s, s:i, s:i, s:s, s:s}]", "file",
+				b->source, "line", 0, "column", 0, "severity",
+				"error", "message",
+				"the step's file is missing or unreadable");
+			b->resources = json_array();
+			b->ptx = json_object();
+			strbuf_addf(&b->log, "cannot read %s\n", b->source);
+			continue;
+		}
+		char key[17];
+		hash_hex(&h, key);
+		snprintf(b->dir, sizeof(b->dir), "%s/steps/%s/%s-%s",
+			 env->build_dir, lab->name, b->step->id, key);
+		snprintf(b->exe, sizeof(b->exe), "%s/step", b->dir);
+		if (load_facts(b) == 0) {
+			b->cached = 1;
+			continue;
+		}
+		snprintf(tmp[i], sizeof(tmp[i]), "%s.tmp%d", b->dir,
+			 (int)getpid());
+		remove_tree(tmp[i]);
+		if (mkdirs(tmp[i]) < 0) {
+			snprintf(err, errlen, "cannot create %s: %s", tmp[i],
+				 strerror(errno));
+			return -1;
+		}
+		snprintf(logp[i], sizeof(logp[i]), "%s/compile.log", tmp[i]);
+		snprintf(objp[i], sizeof(objp[i]), "%s/student.o", tmp[i]);
+		const char **a = argvs[i];
+		int k = 0;
+		a[k++] = env->nvcc;
+		a[k++] = archflag;
+		a[k++] = CXX_STD;
+		a[k++] = "-O3";
+		a[k++] = "-lineinfo";
+		a[k++] = inc_common;
+		a[k++] = inc_lab;
+		a[k++] = "-Xptxas";
+		a[k++] = "-v";
+		a[k++] = "--keep";
+		a[k++] = "--keep-dir";
+		a[k++] = tmp[i];
+		a[k++] = "-c";
+		a[k++] = b->source;
+		a[k++] = "-o";
+		a[k++] = objp[i];
+		a[k] = NULL;
+		kids[i].argv = a;
+		kids[i].dir = env->root;
+		kids[i].out_path = logp[i];
+		kids[i].wall_limit_s = env->compile_limit_s;
+		/* keep at most `jobs` compilers running */
+		while (running >= (size_t)(env->jobs > 0 ? env->jobs : 1)) {
+			while (next_wait < i && kids[next_wait].pid < 0)
+				next_wait++;
+			child_finish(&kids[next_wait++]);
+			running--;
+		}
+		if (child_start(&kids[i]) < 0)
+			strbuf_addf(&steps[i].log, "%s\n", kids[i].error);
+		else
+			running++;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (kids[i].pid > 0 && !kids[i].exited && !kids[i].term_signal)
+			child_finish(&kids[i]);
+
+	/* Phase 2: link what compiled, read the facts, publish the entry. */
+	for (size_t i = 0; i < n; i++) {
+		struct step_build *b = &steps[i];
+		if (b->cached || !tmp[i][0])
+			continue;
+		strbuf_read_file(&b->log, logp[i]);
+		int ok = kids[i].exited && kids[i].exit_code == 0;
+		if (kids[i].timed_out)
+			strbuf_addf(&b->log, "error: the compiler timed out "
+					     "after %.0f s\n",
+				    env->compile_limit_s);
+		char exe_tmp[PATH_MAX * 2], o_rt[PATH_MAX * 2],
+			o_st[PATH_MAX * 2], o_ev[PATH_MAX * 2],
+			o_lab[PATH_MAX * 2], link_log[PATH_MAX * 2];
+		snprintf(exe_tmp, sizeof(exe_tmp), "%s/step", tmp[i]);
+		snprintf(o_rt, sizeof(o_rt), "%s/harness_rt.o", objdir);
+		snprintf(o_st, sizeof(o_st), "%s/stats.o", objdir);
+		snprintf(o_ev, sizeof(o_ev), "%s/event.o", objdir);
+		snprintf(o_lab, sizeof(o_lab), "%s/lab_harness.o", objdir);
+		snprintf(link_log, sizeof(link_log), "%s/link.log", tmp[i]);
+		if (ok) {
+			const char *argv[] = {
+				env->nvcc, archflag, "-o", exe_tmp, objp[i],
+				o_lab, o_rt, o_st, o_ev,
+				"-Xlinker=--wrap=__cudaLaunchKernel",
+				"-Xlinker=--wrap=cudaLaunchKernel", "-ljansson",
+				NULL};
+			ok = run_tool(env, argv, link_log, &b->log) == 0;
+		}
+		b->ok = ok;
+		b->diagnostics =
+			compiler_diagnostics(strbuf_str(&b->log), launcher);
+		if (!ok && compiler_count(b->diagnostics, "error") == 0)
+			json_array_append_new(
+				b->diagnostics,
+				json_pack("{s:s, s:i, s:i, s:s, s:s}", "file",
+					  b->source, "line", 0, "column", 0,
+					  "severity", "error", "message",
+					  "the compiler failed; see its output"));
+		b->resources = compiler_resources(strbuf_str(&b->log));
+		struct ptx_facts pf;
+		char *ptx = ok ? read_ptx(tmp[i], b->source) : NULL;
+		ptx_read_facts(ptx, &pf);
+		free(ptx);
+		b->ptx = ptx_facts_json(&pf);
+		b->seconds = kids[i].seconds;
+
+		/* Drop nvcc's large intermediates; keep ptx, cubin, logs. */
+		DIR *d = opendir(tmp[i]);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			const char *x = strrchr(e->d_name, '.');
+			if (x && (!strcmp(x, ".ii") || !strcmp(x, ".c") ||
+				  !strcmp(x, ".cpp") || !strcmp(x, ".gpu") ||
+				  !strcmp(x, ".fatbin") ||
+				  !strcmp(x, ".module_id"))) {
+				char p[PATH_MAX * 2];
+				snprintf(p, sizeof(p), "%s/%s", tmp[i],
+					 e->d_name);
+				unlink(p);
+			}
+		}
+		if (d)
+			closedir(d);
+
+		/* Cache successes and compile errors alike: both are facts of
+		 * this content. Only a timed-out compile is retried. */
+		if (!kids[i].timed_out) {
+			json_t *facts = json_pack(
+				"{s:b, s:O, s:O, s:O}", "ok", b->ok,
+				"diagnostics", b->diagnostics, "resources",
+				b->resources, "ptx", b->ptx);
+			char fp[PATH_MAX * 2], lp[PATH_MAX * 2];
+			snprintf(fp, sizeof(fp), "%s/facts.json", tmp[i]);
+			json_dump_file(facts, fp, JSON_INDENT(1));
+			json_decref(facts);
+			snprintf(lp, sizeof(lp), "%s/compile.log", tmp[i]);
+			FILE *lf = fopen(lp, "w");
+			if (lf) {
+				fwrite(strbuf_str(&b->log), 1, b->log.len, lf);
+				fclose(lf);
+			}
+			if (rename(tmp[i], b->dir) < 0)
+				remove_tree(tmp[i]);
+		} else {
+			remove_tree(tmp[i]);
+		}
+		child_release(&kids[i]);
+	}
+	free(kids);
+	free(tmp);
+	free(logp);
+	free(objp);
+	free(argvs);
+	return 0;
+}
+
+int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
+		 char *exe, size_t exelen, char *err, size_t errlen)
+{
+	if (!lab->vendor_source) {
+		snprintf(err, errlen, "lab %s has no vendor comparison",
+			 lab->name);
+		return -1;
+	}
+	char objdir[PATH_MAX];
+	if (build_harness_objects(env, lab, objdir, sizeof(objdir), err,
+				  errlen) < 0)
+		return -1;
+	struct content_hash h;
+	hash_init(&h);
+	hash_harness(&h, env, lab);
+	char src[PATH_MAX * 2];
+	snprintf(src, sizeof(src), "%s/%s", lab->dir, lab->vendor_source);
+	hash_file(&h, src);
+	for (char **l = lab->vendor_libs; l && *l; l++)
+		hash_str(&h, *l);
+	char key[17];
+	hash_hex(&h, key);
+	snprintf(exe, exelen, "%s/vendor-%s-%s", objdir, lab->name, key);
+	if (exists(exe))
+		return 0;
+
+	char archflag[64], inc_common[PATH_MAX + 3], inc_lab[PATH_MAX + 3];
+	snprintf(archflag, sizeof(archflag), "-arch=%s", env->arch);
+	snprintf(inc_common, sizeof(inc_common), "-I%s/common", env->root);
+	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab->dir);
+	char o_rt[PATH_MAX * 2], o_st[PATH_MAX * 2], o_ev[PATH_MAX * 2];
+	snprintf(o_rt, sizeof(o_rt), "%s/harness_rt.o", objdir);
+	snprintf(o_st, sizeof(o_st), "%s/stats.o", objdir);
+	snprintf(o_ev, sizeof(o_ev), "%s/event.o", objdir);
+	char tmp_exe[PATH_MAX * 2], log[PATH_MAX * 2];
+	snprintf(tmp_exe, sizeof(tmp_exe), "%s.tmp%d", exe, (int)getpid());
+	snprintf(log, sizeof(log), "%s.log", exe);
+	char libflags[8][64];
+	const char *argv[32];
+	int k = 0;
+	argv[k++] = env->nvcc;
+	argv[k++] = archflag;
+	argv[k++] = CXX_STD;
+	argv[k++] = "-O3";
+	argv[k++] = inc_common;
+	argv[k++] = inc_lab;
+	argv[k++] = "-o";
+	argv[k++] = tmp_exe;
+	argv[k++] = src;
+	argv[k++] = o_rt;
+	argv[k++] = o_st;
+	argv[k++] = o_ev;
+	argv[k++] = "-Xlinker=--wrap=__cudaLaunchKernel";
+	argv[k++] = "-Xlinker=--wrap=cudaLaunchKernel";
+	argv[k++] = "-ljansson";
+	for (int i = 0; lab->vendor_libs && lab->vendor_libs[i] && i < 8; i++) {
+		snprintf(libflags[i], sizeof(libflags[i]), "-l%s",
+			 lab->vendor_libs[i]);
+		argv[k++] = libflags[i];
+	}
+	argv[k] = NULL;
+	struct strbuf out = STRBUF_INIT;
+	int rc = run_tool(env, argv, log, &out);
+	if (rc == 0 && rename(tmp_exe, exe) < 0)
+		rc = -1;
+	if (rc < 0)
+		snprintf(err, errlen, "the vendor comparison does not build: "
+				      "%.1500s", strbuf_str(&out));
+	strbuf_release(&out);
+	return rc;
+}
+
+void step_build_release(struct step_build *b)
+{
+	strbuf_release(&b->log);
+	json_decref(b->diagnostics);
+	json_decref(b->resources);
+	json_decref(b->ptx);
+	b->diagnostics = b->resources = b->ptx = NULL;
+}

@@ -1,0 +1,74 @@
+/*
+ * build — turn a lab's step files into step executables, with a cache.
+ *
+ * A step executable links: the student's file (compiled with -Xptxas -v and
+ * its PTX kept), the lab's harness.cu and the harness runtime (compiled once
+ * per arch and harness content), with the launch recorder wrapped in
+ * (--wrap of the runtime's launch entry points, see common/harness.h).
+ *
+ * Cache: build/steps/LAB/STEP-KEY/ holds step (the executable), compile.log,
+ * the PTX and facts.json. KEY hashes the student file, nvcc's version, the
+ * arch, the flags and every harness source, so an unchanged step is reused
+ * and any change rebuilds it. A cache entry is published by renaming a
+ * finished temporary folder, so an interrupted build never leaves a
+ * half-built entry behind.
+ *
+ * Ownership: build_steps() fills the caller's array of step_build; release
+ * each with step_build_release().
+ */
+#ifndef CUDALAB_BUILD_H
+#define CUDALAB_BUILD_H
+
+#include <jansson.h>
+#include <limits.h>
+
+#include "manifest.h"
+#include "strbuf.h"
+
+struct build_env {
+	const char *root;      /* project root (labs/, common/) */
+	const char *build_dir; /* where objects and steps go */
+	const char *arch;      /* e.g. "sm_90" */
+	const char *nvcc;      /* the compiler command, usually "nvcc" */
+	int jobs;              /* parallel compiles */
+	double compile_limit_s;
+	char nvcc_version[128]; /* filled by build_env_init */
+};
+
+/* Checks nvcc runs and records its version. -1 with err on failure. */
+int build_env_init(struct build_env *env, char *err, size_t errlen);
+
+struct step_build {
+	const struct step_spec *step;
+	char source[PATH_MAX]; /* the file to compile (the student's) */
+	/* results */
+	char dir[PATH_MAX];
+	char exe[PATH_MAX + 8];
+	int ok;
+	int cached;
+	double seconds;
+	struct strbuf log;    /* everything nvcc printed */
+	json_t *diagnostics;  /* array, see compiler_report.h */
+	json_t *resources;    /* array of kernels */
+	json_t *ptx;          /* object, see ptx.h */
+};
+
+/*
+ * Build every entry of steps[0..n) (source and step set by the caller).
+ * Returns 0 when the harness itself built (individual steps may still have
+ * failed: see ok), or -1 with err when the lab's harness or the runtime did
+ * not compile: an instructor's problem, not a student's.
+ */
+int build_steps(const struct build_env *env, const struct lab_manifest *lab,
+		struct step_build *steps, size_t n, char *err, size_t errlen);
+
+/*
+ * Build the lab's vendor-library comparison program (lab->vendor_source).
+ * Returns 0 and the executable's path in exe, or -1 with err.
+ */
+int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
+		 char *exe, size_t exelen, char *err, size_t errlen);
+
+void step_build_release(struct step_build *b);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * compiler_report — what nvcc said, as data.
+ *
+ * compiler_diagnostics() turns nvcc's combined output into an array of
+ * {file, line, column, severity, message} objects. It understands the CUDA
+ * front end ("f.cu(12): error: ..."), the host compiler ("f.cu:12:3: error:
+ * ..."), ptxas ("ptxas error : ...") and the linker ("undefined reference to
+ * `saxpy'"); a missing launcher is explained in the lab's terms when
+ * `launcher` (e.g. "saxpy") is given. Lines it does not recognise are not
+ * diagnostics (they stay in the raw log). Notes and "In file included from"
+ * lines are dropped. Returns a new array (caller owns it).
+ *
+ * compiler_resources() reads the -Xptxas -v report into an array of
+ * {name, registers, spill_store_bytes, spill_load_bytes, shared_bytes,
+ *  stack_bytes}, one per kernel (entry function), in report order.
+ */
+#ifndef CUDALAB_COMPILER_REPORT_H
+#define CUDALAB_COMPILER_REPORT_H
+
+#include <jansson.h>
+
+json_t *compiler_diagnostics(const char *output, const char *launcher);
+json_t *compiler_resources(const char *output);
+
+/* Number of diagnostics of the given severity ("error", "warning"). */
+size_t compiler_count(const json_t *diagnostics, const char *severity);
+
+#endif

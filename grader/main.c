@@ -1,0 +1,291 @@
+/*
+ * cudalab-grader — the grader's command line. run.py is the friendly front
+ * door; this is what it calls (and what tests and instructors may call).
+ *
+ * Exit status: 0 every step that ran passed · 1 a step failed · 2 usage
+ * error · 3 not graded (no CUDA device) · 4 the grader could not do its job.
+ */
+#include "event.h"
+#include "device.h"
+#include "grade.h"
+#include "manifest.h"
+#include "report.h"
+#include "results.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: cudalab-grader [--root DIR] COMMAND [OPTIONS]\n"
+	"\n"
+	"commands:\n"
+	"  test LAB    build, check and time each step of LAB\n"
+	"  bench LAB   like test, with a longer, steadier measurement, a fresh\n"
+	"              copy-bandwidth ceiling, and the vendor library's figure\n"
+	"  list        the labs in workshop order, with your progress\n"
+	"  device      this machine's GPU and its measured copy bandwidth\n"
+	"\n"
+	"options of test and bench:\n"
+	"  --step K        only step K (its number or id, e.g. 2 or v2)\n"
+	"  --src DIR       take the step files from DIR instead of labs/LAB\n"
+	"  --seed S        replay the inputs of an earlier run\n"
+	"  --time-limit S  wall-clock limit per step run, seconds\n"
+	"  --jobs N        parallel compiles (default: CPU count)\n"
+	"  --json          print the event stream (JSON lines) instead of text\n"
+	"  --color, --no-color   force colour on or off (default: on a TTY\n"
+	"                  unless NO_COLOR is set)\n"
+	"  --verbose       also show passing checks and compiler warnings\n"
+	"\n"
+	"environment: CUDALAB_STATE (state folder, default ROOT/.cudalab),\n"
+	"CUDALAB_ARCH (arch without a GPU, default sm_90), CUDALAB_NO_DEVICE=1\n"
+	"(behave as on a machine without a GPU).\n"
+	"\n"
+	"exit status: 0 pass, 1 fail, 2 usage, 3 not graded, 4 grader error\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "cudalab-grader: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nrun `cudalab-grader --help` for usage\n");
+	return 2;
+}
+
+static void default_root(char *out, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		snprintf(out, len, ".");
+		return;
+	}
+	exe[n] = '\0';
+	/* ROOT/build/cudalab-grader -> ROOT */
+	snprintf(out, len, "%s", dirname(dirname(exe)));
+}
+
+static int cmd_list(const char *root, const char *state, int as_json)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s/labs", root);
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "cudalab-grader: cannot read %s: %s\n", dir,
+			strerror(errno));
+		return 4;
+	}
+	struct lab_manifest labs[64];
+	size_t n = 0;
+	int broken = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < 64) {
+		if (e->d_name[0] == '.')
+			continue;
+		char lab_dir[PATH_MAX + 300], err[1024];
+		snprintf(lab_dir, sizeof(lab_dir), "%s/%s", dir, e->d_name);
+		if (manifest_load(lab_dir, &labs[n], err, sizeof(err)) < 0) {
+			fprintf(stderr, "cudalab-grader: %s\n", err);
+			broken = 1;
+			continue;
+		}
+		n++;
+	}
+	closedir(d);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && labs[j - 1].order > labs[j].order; j--) {
+			struct lab_manifest t = labs[j];
+			labs[j] = labs[j - 1];
+			labs[j - 1] = t;
+		}
+	json_t *all = json_array();
+	for (size_t i = 0; i < n; i++) {
+		char rpath[PATH_MAX + 300];
+		snprintf(rpath, sizeof(rpath), "%s/results/%s.json", state,
+			 labs[i].name);
+		json_t *res = json_load_file(rpath, 0, NULL);
+		json_t *steps = json_object_get(res, "steps");
+		int passed = 0;
+		json_t *st = json_array();
+		for (size_t k = 0; k < labs[i].nsteps; k++) {
+			json_t *se = json_object_get(steps, labs[i].steps[k].id);
+			const char *v = json_string_value(json_object_get(se, "verdict"));
+			passed += v && !strcmp(v, "pass");
+			json_array_append_new(
+				st, json_pack("{s:s, s:s, s:s, s:s}", "id",
+					      labs[i].steps[k].id, "title",
+					      labs[i].steps[k].title, "file",
+					      labs[i].steps[k].file, "verdict",
+					      v ? v : "not run"));
+		}
+		json_decref(res);
+		json_array_append_new(
+			all, json_pack("{s:s, s:s, s:i, s:i, s:i, s:o}", "name",
+				       labs[i].name, "title", labs[i].title,
+				       "order", labs[i].order, "passed", passed,
+				       "steps", (int)labs[i].nsteps, "step_list",
+				       st));
+		if (!as_json)
+			printf("%d. %-10s %-44s %d/%zu steps passed\n",
+			       labs[i].order, labs[i].name, labs[i].title,
+			       passed, labs[i].nsteps);
+		manifest_free(&labs[i]);
+	}
+	if (as_json) {
+		json_dumpf(all, stdout, JSON_INDENT(2));
+		printf("\n");
+	}
+	json_decref(all);
+	return broken ? 4 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	char root[PATH_MAX];
+	default_root(root, sizeof(root));
+	int i = 1;
+	if (i < argc && !strcmp(argv[i], "--root")) {
+		if (i + 1 >= argc)
+			return usage_error("%s needs a folder", "--root");
+		snprintf(root, sizeof(root), "%s", argv[i + 1]);
+		i += 2;
+	}
+	if (i >= argc || !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ||
+	    !strcmp(argv[i], "help")) {
+		fputs(usage, i >= argc ? stderr : stdout);
+		return i >= argc ? 2 : 0;
+	}
+	const char *cmd = argv[i++];
+
+	char build_dir[PATH_MAX + 8], state_dir[PATH_MAX + 16];
+	snprintf(build_dir, sizeof(build_dir), "%s/build", root);
+	const char *state_env = getenv("CUDALAB_STATE");
+	snprintf(state_dir, sizeof(state_dir), "%s",
+		 state_env && *state_env ? state_env : root);
+	if (!(state_env && *state_env))
+		snprintf(state_dir, sizeof(state_dir), "%s/.cudalab", root);
+
+	if (!strcmp(cmd, "list")) {
+		int as_json = 0;
+		for (; i < argc; i++) {
+			if (!strcmp(argv[i], "--json"))
+				as_json = 1;
+			else if (!strcmp(argv[i], "--help"))
+				return fputs("usage: cudalab-grader list [--json]\n", stdout), 0;
+			else
+				return usage_error("list: unknown option %s", argv[i]);
+		}
+		return cmd_list(root, state_dir, as_json);
+	}
+	if (strcmp(cmd, "test") && strcmp(cmd, "bench") && strcmp(cmd, "device"))
+		return usage_error("unknown command \"%s\"", cmd);
+
+	struct grade_opts o = {.root = root, .build_dir = build_dir,
+			       .state_dir = state_dir,
+			       .bench = !strcmp(cmd, "bench")};
+	const char *arch = getenv("CUDALAB_ARCH");
+	o.arch_fallback = arch && *arch ? arch : "sm_90";
+	const char *nodev = getenv("CUDALAB_NO_DEVICE");
+	o.pretend_no_device = nodev && *nodev && strcmp(nodev, "0");
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	o.jobs = ncpu > 0 ? (int)ncpu : 2;
+	int as_json = 0, verbose = 0, fresh = 0;
+	int color = isatty(1) && !getenv("NO_COLOR");
+
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (!strcmp(a, "--json")) {
+			as_json = 1;
+		} else if (!strcmp(a, "--verbose")) {
+			verbose = 1;
+		} else if (!strcmp(a, "--color")) {
+			color = 1;
+		} else if (!strcmp(a, "--no-color")) {
+			color = 0;
+		} else if (!strcmp(a, "--fresh")) {
+			fresh = 1;
+		} else if (!strcmp(a, "--step") || !strcmp(a, "--src") ||
+			   !strcmp(a, "--seed") || !strcmp(a, "--time-limit") ||
+			   !strcmp(a, "--jobs")) {
+			if (!v)
+				return usage_error("%s needs a value", a);
+			char *end;
+			if (!strcmp(a, "--step"))
+				o.step = v;
+			else if (!strcmp(a, "--src"))
+				o.src_dir = v;
+			else if (!strcmp(a, "--seed")) {
+				strtoull(v, &end, 0);
+				if (*end || !*v)
+					return usage_error("--seed needs a number, not \"%s\"", v);
+				o.seed = v;
+			} else if (!strcmp(a, "--time-limit")) {
+				o.time_limit_s = strtod(v, &end);
+				if (*end || o.time_limit_s <= 0)
+					return usage_error("--time-limit needs seconds > 0, not \"%s\"", v);
+			} else {
+				o.jobs = (int)strtol(v, &end, 10);
+				if (*end || o.jobs < 1)
+					return usage_error("--jobs needs a number >= 1, not \"%s\"", v);
+			}
+			i++;
+		} else if (a[0] == '-') {
+			return usage_error("unknown option %s", a);
+		} else if (!o.lab && strcmp(cmd, "device")) {
+			o.lab = a;
+		} else {
+			return usage_error("unexpected argument \"%s\"", a);
+		}
+	}
+
+	char err[4096] = "";
+	if (!strcmp(cmd, "device")) {
+		char probe[PATH_MAX + 16];
+		snprintf(probe, sizeof(probe), "%s/devprobe", build_dir);
+		json_t *dev = o.pretend_no_device
+				      ? json_pack("{s:s, s:b, s:s}", "event", "device",
+						  "available", 0, "reason",
+						  "CUDALAB_NO_DEVICE is set")
+				      : device_probe(probe, state_dir, fresh, err,
+						     sizeof(err));
+		if (!dev) {
+			fprintf(stderr, "cudalab-grader: %s\n", err);
+			return 4;
+		}
+		if (as_json) {
+			event_write(stdout, dev);
+		} else {
+			struct report r;
+			report_init(&r, stdout, color, verbose);
+			report_text(&r, dev);
+			report_release(&r);
+		}
+		int available = json_is_true(json_object_get(dev, "available"));
+		json_decref(dev);
+		return available ? 0 : 3;
+	}
+	if (!o.lab)
+		return usage_error("%s needs a lab name (see `list`)", cmd);
+
+	struct report r;
+	report_init(&r, stdout, color, verbose);
+	int rc = grade_lab(&o, as_json ? report_json : report_text, &r, err,
+			   sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "cudalab-grader: %s\n", err);
+		report_release(&r);
+		return 4;
+	}
+	if (results_save(state_dir, r.log, err, sizeof(err)) < 0)
+		fprintf(stderr, "cudalab-grader: warning: %s\n", err);
+	report_release(&r);
+	return rc;
+}

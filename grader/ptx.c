@@ -1,0 +1,92 @@
+#include "ptx.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of a PTX type suffix such as "f32", "b64", "u8"; 0 if not a type. */
+static int type_bytes(const char *t, size_t len)
+{
+	if (len < 2 || !strchr("fbus", t[0]))
+		return 0;
+	int bits = 0;
+	for (size_t i = 1; i < len; i++) {
+		if (!isdigit((unsigned char)t[i]))
+			return 0;
+		bits = bits * 10 + (t[i] - '0');
+	}
+	return bits / 8;
+}
+
+/*
+ * Width in bytes of the access named by opcode (e.g. "ld.global.nc.v4.f32"),
+ * and whether it is non-coherent.
+ */
+static int access_bytes(const char *op, size_t len, int *nc)
+{
+	int vec = 1, elem = 0;
+	*nc = 0;
+	const char *p = op, *end = op + len;
+	while (p < end) {
+		const char *dot = memchr(p, '.', (size_t)(end - p));
+		size_t n = dot ? (size_t)(dot - p) : (size_t)(end - p);
+		if (n == 2 && p[0] == 'n' && p[1] == 'c')
+			*nc = 1;
+		else if (n == 2 && p[0] == 'v' && isdigit((unsigned char)p[1]))
+			vec = p[1] - '0';
+		else if (type_bytes(p, n))
+			elem = type_bytes(p, n);
+		p += n + 1;
+	}
+	return vec * elem;
+}
+
+int ptx_read_facts(const char *text, struct ptx_facts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!text)
+		return -1;
+	const char *p = text;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		const char *s = p, *line_end = p + len;
+		p += len + (*line_end == '\n');
+		while (s < line_end && isspace((unsigned char)*s))
+			s++;
+		if (*s == '@') { /* predicate guard: @%p1 ld.global... */
+			while (s < line_end && !isspace((unsigned char)*s))
+				s++;
+			while (s < line_end && isspace((unsigned char)*s))
+				s++;
+		}
+		size_t oplen = 0;
+		while (s + oplen < line_end &&
+		       !isspace((unsigned char)s[oplen]) && s[oplen] != ';')
+			oplen++;
+		int nc;
+		if (oplen > 10 && strncmp(s, "ld.global.", 10) == 0) {
+			int b = access_bytes(s, oplen, &nc);
+			out->global_loads++;
+			out->nc_loads += nc;
+			if (b > out->max_load_bytes)
+				out->max_load_bytes = b;
+		} else if (oplen > 10 && strncmp(s, "st.global.", 10) == 0) {
+			int b = access_bytes(s, oplen, &nc);
+			out->global_stores++;
+			if (b > out->max_store_bytes)
+				out->max_store_bytes = b;
+		} else if (oplen >= 8 && strncmp(s, "cp.async", 8) == 0) {
+			out->async_copies++;
+		}
+	}
+	return 0;
+}
+
+json_t *ptx_facts_json(const struct ptx_facts *f)
+{
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "global_loads",
+			 f->global_loads, "global_stores", f->global_stores,
+			 "max_load_bytes", f->max_load_bytes, "max_store_bytes",
+			 f->max_store_bytes, "nc_loads", f->nc_loads,
+			 "async_copies", f->async_copies);
+}

@@ -1,0 +1,30 @@
+/*
+ * ptx — simple facts read from a step's PTX text.
+ *
+ * Counts global-memory instructions as they appear in the text (static
+ * counts, not executed ones): ld.global / st.global with their access width
+ * in bytes (vector count x element size: ld.global.nc.v4.f32 is 16 bytes),
+ * non-coherent loads (ld.global.nc, the read-only path that const
+ * __restrict__ enables), and asynchronous copies (cp.async). Returns 0;
+ * -1 when text is NULL.
+ */
+#ifndef CUDALAB_PTX_H
+#define CUDALAB_PTX_H
+
+#include <jansson.h>
+
+struct ptx_facts {
+	int global_loads;
+	int global_stores;
+	int max_load_bytes;
+	int max_store_bytes;
+	int nc_loads;
+	int async_copies;
+};
+
+int ptx_read_facts(const char *text, struct ptx_facts *out);
+
+/* The facts as a JSON object (new reference). */
+json_t *ptx_facts_json(const struct ptx_facts *f);
+
+#endif

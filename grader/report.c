@@ -1,0 +1,228 @@
+#include "report.h"
+#include "event.h"
+
+#include <string.h>
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_DIM "\033[2m"
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+
+void report_init(struct report *r, FILE *out, int color, int verbose)
+{
+	memset(r, 0, sizeof(*r));
+	r->out = out;
+	r->color = color;
+	r->verbose = verbose;
+	r->log = json_array();
+	r->timings = json_object();
+}
+
+void report_release(struct report *r)
+{
+	json_decref(r->log);
+	json_decref(r->device);
+	json_decref(r->vendor);
+	json_decref(r->timings);
+}
+
+static void remember(struct report *r, json_t *ev)
+{
+	json_array_append(r->log, ev);
+	const char *k = event_kind(ev);
+	if (!strcmp(k, "device")) {
+		json_decref(r->device);
+		r->device = json_incref(ev);
+	} else if (!strcmp(k, "timing")) {
+		const char *who = json_string_value(json_object_get(ev, "who"));
+		if (who && !strcmp(who, "vendor")) {
+			json_decref(r->vendor);
+			r->vendor = json_incref(ev);
+		} else {
+			json_object_set(r->timings,
+					json_string_value(json_object_get(ev, "step")),
+					ev);
+		}
+	}
+}
+
+void report_json(void *arg, json_t *ev)
+{
+	struct report *r = arg;
+	remember(r, ev);
+	event_write(r->out, ev);
+}
+
+static const char *col(const struct report *r, const char *code)
+{
+	return r->color ? code : "";
+}
+
+static const char *S(json_t *ev, const char *key)
+{
+	const char *s = json_string_value(json_object_get(ev, key));
+	return s ? s : "";
+}
+
+static double N(json_t *ev, const char *key)
+{
+	return json_number_value(json_object_get(ev, key));
+}
+
+static void print_device(struct report *r, json_t *ev)
+{
+	FILE *o = r->out;
+	if (!json_is_true(json_object_get(ev, "available"))) {
+		fprintf(o, "GPU    %snone%s: %s (compiling for %s)\n",
+			col(r, C_YELLOW), col(r, C_RESET), S(ev, "reason"),
+			S(ev, "arch"));
+		return;
+	}
+	fprintf(o, "GPU    %s · %d SMs · CC %s · L2 %.0f MiB · driver %s\n",
+		S(ev, "name"), (int)N(ev, "sm_count"), S(ev, "cc"),
+		N(ev, "l2_bytes") / 1048576.0, S(ev, "driver"));
+	fprintf(o, "copy   %.0f GB/s (%s, %s) — the ceiling every %% below "
+		   "refers to\n",
+		N(ev, "copy_gbps"), S(ev, "copy_method"), S(ev, "copy_source"));
+}
+
+static void print_compile(struct report *r, json_t *ev)
+{
+	const char *status = S(ev, "status");
+	if (!strcmp(status, "started"))
+		return;
+	json_t *diags = json_object_get(ev, "diagnostics");
+	size_t i;
+	json_t *d;
+	json_array_foreach(diags, i, d)
+	{
+		const char *sev = S(d, "severity");
+		int err = !strcmp(sev, "error");
+		if (!err && !r->verbose)
+			continue;
+		long line = (long)N(d, "line");
+		fprintf(r->out, "  %s%s%s ", col(r, err ? C_RED : C_YELLOW), sev,
+			col(r, C_RESET));
+		if (line > 0)
+			fprintf(r->out, "%s:%ld: ", S(d, "file"), line);
+		fprintf(r->out, "%s\n", S(d, "message"));
+	}
+}
+
+static void print_case(struct report *r, json_t *ev)
+{
+	if (json_is_true(json_object_get(ev, "ok")))
+		return;
+	fprintf(r->out, "  %scase %s%s: %s\n", col(r, C_RED), S(ev, "name"),
+		col(r, C_RESET),
+		*S(ev, "message") ? S(ev, "message") : "wrong result");
+	size_t i;
+	json_t *m;
+	json_array_foreach(json_object_get(ev, "first"), i, m)
+	{
+		fprintf(r->out, "      y[%lld]: expected %s, got %s%s%s\n",
+			json_integer_value(json_object_get(m, "index")),
+			S(m, "expected"), S(m, "got"),
+			*S(m, "note") ? "  — " : "", S(m, "note"));
+	}
+	long long shown = (long long)json_array_size(json_object_get(ev, "first"));
+	long long total = (long long)N(ev, "mismatches");
+	if (total > shown)
+		fprintf(r->out, "      ... and %lld more\n", total - shown);
+	fprintf(r->out, "      replay: python3 run.py test %s --step %s "
+			"--seed %s\n",
+		r->lab, S(ev, "step"), S(ev, "seed"));
+}
+
+static void print_step_end(struct report *r, json_t *ev)
+{
+	const char *v = S(ev, "verdict");
+	int pass = !strcmp(v, "pass");
+	int ng = !strcmp(v, "not_graded");
+	char label[32];
+	snprintf(label, sizeof(label), "%s", v);
+	for (char *p = label; *p; p++)
+		*p = *p == '_' ? ' ' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+	fprintf(r->out, "%s%-15s%s", col(r, pass ? C_GREEN : ng ? C_YELLOW : C_RED),
+		label, col(r, C_RESET));
+	if (json_is_number(json_object_get(ev, "median_us")))
+		fprintf(r->out, " %9.1f us  %6.0f GB/s  %5.1f%% of copy",
+			N(ev, "median_us"), N(ev, "gbps"), N(ev, "pct_of_copy"));
+	if (json_is_number(json_object_get(ev, "speedup_vs_first")))
+		fprintf(r->out, "  %.2fx vs step 1", N(ev, "speedup_vs_first"));
+	fprintf(r->out, "\n");
+	if (!pass)
+		fprintf(r->out, "  %s\n", S(ev, "summary"));
+	if (!pass && !ng && *S(ev, "hint"))
+		fprintf(r->out, "  %shint:%s %s\n", col(r, C_DIM), col(r, C_RESET),
+			S(ev, "hint"));
+}
+
+void report_text(void *arg, json_t *ev)
+{
+	struct report *r = arg;
+	FILE *o = r->out;
+	remember(r, ev);
+	const char *k = event_kind(ev);
+	if (!strcmp(k, "run_begin")) {
+		snprintf(r->lab, sizeof(r->lab), "%s", S(ev, "lab"));
+		fprintf(o, "%scudalab · %s%s — %s (%s)\n", col(r, C_BOLD),
+			S(ev, "lab"), col(r, C_RESET), S(ev, "title"),
+			S(ev, "mode"));
+	} else if (!strcmp(k, "device")) {
+		print_device(r, ev);
+	} else if (!strcmp(k, "compile")) {
+		print_compile(r, ev);
+	} else if (!strcmp(k, "step_begin")) {
+		fprintf(o, "\n%s%-4s%s %-38s ", col(r, C_BOLD), S(ev, "step"),
+			col(r, C_RESET), S(ev, "title"));
+		fflush(o);
+	} else if (!strcmp(k, "case")) {
+		if (!json_is_true(json_object_get(ev, "ok")))
+			fprintf(o, "\n");
+		print_case(r, ev);
+	} else if (!strcmp(k, "guard")) {
+		fprintf(o, "\n  %sout of bounds%s: %s\n", col(r, C_RED),
+			col(r, C_RESET), S(ev, "message"));
+	} else if (!strcmp(k, "check")) {
+		const char *st = S(ev, "status");
+		if (strcmp(st, "pass") || r->verbose)
+			fprintf(o, "\n  %s%s%s %s", col(r, strcmp(st, "pass") ? C_RED : C_GREEN),
+				!strcmp(st, "pass") ? "ok  " : !strcmp(st, "fail") ? "FAIL" : "n/m ",
+				col(r, C_RESET), S(ev, "message"));
+	} else if (!strcmp(k, "step_end")) {
+		print_step_end(r, ev);
+	} else if (!strcmp(k, "error") && !strcmp(S(ev, "step"), "vendor")) {
+		fprintf(o, "\nvendor comparison failed: %s\n", S(ev, "message"));
+	} else if (!strcmp(k, "run_end")) {
+		if (r->vendor) {
+			fprintf(o, "\nvendor %-32s %9.1f us  %6.0f GB/s  %5.1f%% of copy\n",
+				S(r->vendor, "name"), N(r->vendor, "median_us"),
+				N(r->vendor, "gbps"), N(r->vendor, "pct_of_copy"));
+			const char *key;
+			json_t *t;
+			json_object_foreach(r->timings, key, t)
+			{
+				double ratio = N(t, "gbps") / N(r->vendor, "gbps");
+				fprintf(o, "  %-4s %.3fx the vendor's bandwidth%s\n",
+					key, ratio,
+					ratio > 1 ? " — faster than the library" : "");
+			}
+		}
+		const char *v = S(ev, "verdict");
+		fprintf(o, "\n%s%s%s: %d passed, %d failed, %d not graded of %d "
+			   "step(s) in %.1f s\n",
+			col(r, !strcmp(v, "pass") ? C_GREEN : !strcmp(v, "fail") ? C_RED : C_YELLOW),
+			!strcmp(v, "not_graded") ? "NOT GRADED" : !strcmp(v, "pass") ? "PASS" : "FAIL",
+			col(r, C_RESET), (int)N(ev, "passed"), (int)N(ev, "failed"),
+			(int)N(ev, "not_graded"), (int)N(ev, "total"),
+			N(ev, "seconds"));
+		if (!strcmp(v, "not_graded") && r->device &&
+		    !json_is_true(json_object_get(r->device, "available")))
+			fprintf(o, "NOT GRADED: no CUDA device (%s)\n",
+				S(r->device, "reason"));
+	}
+	fflush(o);
+}

@@ -1,0 +1,35 @@
+/*
+ * report — the plain-text and JSON front ends of the event stream.
+ *
+ * report_json: writes every event as one JSON line (the stream itself).
+ * report_text: prints a readable, line-oriented account as events arrive:
+ * one block per step with its verdict, numbers, failing checks, mismatches
+ * and the hint; then the summary line. Colour only when `color` is set.
+ *
+ * Both are event_sink functions (grade.h) taking a struct report as arg.
+ * They read events and never change them.
+ */
+#ifndef CUDALAB_REPORT_H
+#define CUDALAB_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+struct report {
+	FILE *out;
+	int color;
+	int verbose;      /* also show passing checks and compiler warnings */
+	json_t *log;      /* array: every event, for the results files */
+	json_t *device;   /* the device event */
+	json_t *vendor;   /* the vendor's timing event (bench) */
+	json_t *timings;  /* step id -> student timing event (bench table) */
+	char lab[64];     /* from run_begin, for replay commands */
+};
+
+void report_init(struct report *r, FILE *out, int color, int verbose);
+void report_release(struct report *r);
+
+void report_json(void *arg, json_t *ev);
+void report_text(void *arg, json_t *ev);
+
+#endif

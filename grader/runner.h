@@ -1,0 +1,94 @@
+/*
+ * runner — run one child process with limits, in its own process group.
+ *
+ * Modelled on git's run-command: one struct describes the child, CHILD_INIT
+ * gives the defaults, and there are three verbs:
+ *
+ *   child_start(c)   fork + exec; returns 0, or -1 with c->error set (the
+ *                    command could not be started: not found, no memory...).
+ *   child_finish(c)  drain the child's output and result channel, enforce the
+ *                    wall-clock limit, reap it; returns 0 when it was reaped
+ *                    (whatever its exit status: read the fields below).
+ *   child_run(c)     start + finish.
+ *
+ * Descriptors: the runner opens and closes every pipe and file it uses. The
+ * child's stdin is /dev/null. Its stdout and stderr go together either to
+ * out_path (a file the runner creates) or, when out_path is NULL, into `out`
+ * (the first out_limit bytes are kept, the rest counted in out_dropped, so a
+ * child that floods its output cannot fill memory). When result_fd >= 0, the
+ * child gets the write end of a pipe at that descriptor number, and what it
+ * writes there is collected in `result` (at most result_limit bytes; a child
+ * that writes more is killed and flagged result_overflow). When on_result is
+ * set, result bytes are handed to it as they arrive instead of being kept in
+ * `result` (the limit still counts them), so a caller can show live progress.
+ *
+ * Process group: the child leads a new process group. On timeout the whole
+ * group is killed with SIGKILL; after a normal exit the group is killed too,
+ * so no grandchild outlives the run or holds its pipes open.
+ *
+ * Limits (0 = none): wall_limit_s (measured by the runner), cpu_limit_s
+ * (RLIMIT_CPU), file_limit_bytes (RLIMIT_FSIZE), nproc_limit (RLIMIT_NPROC).
+ *
+ * env: NULL inherits the grader's environment; otherwise it is the child's
+ * whole environment (NULL-terminated "NAME=value" strings).
+ */
+#ifndef CUDALAB_RUNNER_H
+#define CUDALAB_RUNNER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "strbuf.h"
+
+struct child {
+	const char *const *argv;
+	const char *const *env;
+	const char *dir;
+	const char *out_path;
+	size_t out_limit;
+	int result_fd;
+	size_t result_limit;
+	void (*on_result)(void *arg, const char *data, size_t len);
+	void *on_result_arg;
+	double wall_limit_s;
+	long cpu_limit_s;
+	long file_limit_bytes;
+	long nproc_limit;
+
+	/* set by child_start / child_finish */
+	pid_t pid;
+	int out_pipe, result_pipe;
+	double started, seconds;
+	struct strbuf out, result;
+	size_t out_dropped;
+	size_t streamed;   /* result bytes handed to on_result */
+	int exited;        /* exited normally: exit_code is valid */
+	int exit_code;
+	int term_signal;   /* killed by this signal (0 if exited) */
+	int timed_out;     /* the runner killed it at wall_limit_s */
+	int result_overflow;
+	char error[256];
+};
+
+#define CHILD_INIT                                                          \
+	{                                                                   \
+		.out_limit = 64 * 1024, .result_fd = -1,                    \
+		.result_limit = 16 << 20, .pid = -1, .out_pipe = -1,        \
+		.result_pipe = -1, .out = STRBUF_INIT, .result = STRBUF_INIT \
+	}
+
+int child_start(struct child *c);
+int child_finish(struct child *c);
+int child_run(struct child *c);
+
+/* Free the captured output; the struct may be reused after CHILD_INIT. */
+void child_release(struct child *c);
+
+/*
+ * A short description of how the child ended, for messages:
+ * "exit code 3", "killed by signal 11 (Segmentation fault)",
+ * "timed out after 60 s". Writes into buf and returns it.
+ */
+const char *child_describe_end(const struct child *c, char *buf, size_t len);
+
+#endif

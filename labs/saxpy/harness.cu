@@ -1,0 +1,192 @@
+// The SAXPY lab's harness: cases, CPU reference, bytes moved.
+// Memory, inputs, timing and events come from common/harness.h.
+#include "harness.h"
+#include "saxpy.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct saxpy_case {
+	char name[64];
+	int n;
+	float alpha;
+};
+
+struct saxpy_call {
+	int n;
+	float alpha;
+	const float *x;
+	float *y;
+};
+
+static void call_student(void *ctx)
+{
+	struct saxpy_call *c = (struct saxpy_call *)ctx;
+	saxpy(c->n, c->alpha, c->x, c->y);
+}
+
+static void fill(struct hx_rng *r, float *v, int n)
+{
+	// Mixed signs and magnitudes from 2^-20 to 2^20.
+	for (int i = 0; i < n; i++)
+		v[i] = hx_rng_float(r, -20, 20);
+}
+
+// |got - exact| may be up to one rounding of alpha*x and one of the sum,
+// whether or not the student's code fuses the multiply-add.
+static int close_enough(double exact, float got, double ax, double y)
+{
+	if (isnan(got))
+		return 0;
+	double tol = 2.0 * FLT_EPSILON * (fabs(ax) + fabs(y)) + FLT_TRUE_MIN;
+	return fabs((double)got - exact) <= tol;
+}
+
+/*
+ * Run one case: fresh inputs, call the launcher once, check y, check that x
+ * is unchanged, check the guard zones. When record is set the launches of
+ * this call are reported (the timed size). Returns 1 when the case passed.
+ */
+static int run_case(const struct saxpy_case *c, int record,
+		    struct hx_buffer *keep_x, struct hx_buffer *keep_y)
+{
+	size_t bytes = (size_t)c->n * sizeof(float);
+	float *x = (float *)malloc(bytes), *y = (float *)malloc(bytes);
+	float *got = (float *)malloc(bytes);
+	if (!x || !y || !got)
+		hx_die("harness", "out of host memory for n=%d", c->n);
+	struct hx_rng rng = hx_rng_for(c->name);
+	fill(&rng, x, c->n);
+	fill(&rng, y, c->n);
+
+	struct hx_buffer dx = hx_buffer_new("x", bytes, 0);
+	struct hx_buffer dy = hx_buffer_new("y", bytes, 0);
+	hx_buffer_upload(&dx, x);
+	hx_buffer_upload(&dy, y);
+
+	char what[96];
+	snprintf(what, sizeof(what), "saxpy(n=%d, alpha=%g)", c->n, c->alpha);
+	struct saxpy_call call = {c->n, c->alpha, (const float *)dx.data,
+				  (float *)dy.data};
+	struct hx_launch launches[16];
+	if (record)
+		hx_launches_begin();
+	call_student(&call);
+	int nlaunch = record ? hx_launches_end(launches, 16) : 0;
+	hx_check_call(what);
+	if (record)
+		hx_launch_report(launches, nlaunch, (double)c->n);
+
+	struct hx_mismatches m;
+	hx_mismatches_init(&m);
+	hx_buffer_download(&dy, got);
+	size_t unwritten = 0;
+	for (int i = 0; i < c->n; i++) {
+		double ax = (double)c->alpha * x[i];
+		double exact = ax + y[i];
+		m.checked++;
+		if (close_enough(exact, got[i], ax, y[i]))
+			continue;
+		char e[32], g[32];
+		snprintf(e, sizeof(e), "%.9g", exact);
+		snprintf(g, sizeof(g), "%.9g", got[i]);
+		int same = memcmp(&got[i], &y[i], sizeof(float)) == 0;
+		unwritten += same;
+		hx_mismatch(&m, (size_t)i, e, g,
+			    same ? "not written: still the input y[i]" : NULL);
+	}
+	hx_buffer_download(&dx, got);
+	size_t x_changed = 0;
+	for (int i = 0; i < c->n; i++)
+		x_changed += memcmp(&got[i], &x[i], sizeof(float)) != 0;
+
+	char msg[256] = "";
+	if (m.count && unwritten == m.count)
+		snprintf(msg, sizeof(msg),
+			 "%zu of %d elements were never written (is every "
+			 "index covered, including the last ones?)", unwritten,
+			 c->n);
+	else if (m.count)
+		snprintf(msg, sizeof(msg),
+			 "%zu of %d elements are wrong (%zu never written)",
+			 m.count, c->n, unwritten);
+	if (x_changed) {
+		size_t len = strlen(msg);
+		snprintf(msg + len, sizeof(msg) - len, "%s%zu element(s) of x "
+			 "were changed, but x is read-only", len ? "; " : "",
+			 x_changed);
+		if (!m.count)
+			hx_mismatch(&m, 0, "x unchanged", "x modified", NULL);
+	}
+	int ok = hx_case_end(c->name, (size_t)c->n, &m, msg);
+	ok &= hx_buffer_check_guards(&dy, sizeof(float));
+	ok &= hx_buffer_check_guards(&dx, sizeof(float));
+
+	free(x);
+	free(y);
+	free(got);
+	if (keep_x) {
+		*keep_x = dx;
+		*keep_y = dy;
+	} else {
+		hx_buffer_free(&dx);
+		hx_buffer_free(&dy);
+	}
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	hx_init(argc, argv);
+
+	static const int sizes[] = {1, 2, 3, 31, 32, 33, 1000};
+	static const float alphas[] = {0.0f, 1.0f, -2.5f, 1e-30f, 3e18f};
+	struct saxpy_case cases[64];
+	int ncases = 0;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (size_t a = 0; a < sizeof(alphas) / sizeof(alphas[0]); a++) {
+			struct saxpy_case *c = &cases[ncases++];
+			c->n = sizes[s];
+			c->alpha = alphas[a];
+			snprintf(c->name, sizeof(c->name), "n=%d alpha=%g",
+				 c->n, c->alpha);
+		}
+	cases[ncases] = (struct saxpy_case){"", (1 << 20) + 1, -0.75f};
+	snprintf(cases[ncases].name, 64, "n=%d alpha=-0.75", (1 << 20) + 1);
+	ncases++;
+	int n_timed = (int)hx_timed_elements(3 * sizeof(float));
+	cases[ncases] = (struct saxpy_case){"", n_timed, 1.7f};
+	snprintf(cases[ncases].name, 64, "n=%d alpha=1.7 (timed size)",
+		 n_timed);
+	ncases++;
+
+	int all_ok = 1;
+	struct hx_buffer tx = {}, ty = {};
+	for (int i = 0; i < ncases; i++) {
+		hx_emit(json_pack("{s:s, s:s, s:i, s:i}", "event", "progress",
+				  "phase", "correctness", "done", i, "total",
+				  ncases));
+		if (!hx_case_selected(cases[i].name))
+			continue;
+		int timed = i == ncases - 1;
+		all_ok &= run_case(&cases[i], timed, timed ? &tx : NULL,
+				   timed ? &ty : NULL);
+	}
+
+	// Time only a correct kernel: a wrong one's speed means nothing.
+	if (all_ok && hx_opts()->timing && tx.data) {
+		struct saxpy_call call = {n_timed, 1.7f, (const float *)tx.data,
+					  (float *)ty.data};
+		struct hx_timing t = hx_time_calls(call_student, &call, "saxpy");
+		hx_timing_report("student", NULL, n_timed,
+				 3.0 * sizeof(float) * n_timed, &t);
+	}
+	if (tx.data) {
+		hx_buffer_free(&tx);
+		hx_buffer_free(&ty);
+	}
+	return hx_finish(all_ok);
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The project's own test runner: `make test` calls it.
+
+Suites, each a story of one feature:
+  unit  build/tests/test_* (C unit tests of common/ and grader/), TAP lines
+  cli   tests/test_cli.py: run.py and the grader's command line, CPU only
+  gpu   tests/test_gpu.py: the SAXPY lab on a real device (skipped, and
+        counted as skipped, when no CUDA device answers)
+
+Prints one line per test and, last, `N passed, N failed, N skipped`.
+Exit status 0 only when nothing failed. `python3 tests/run_tests.py NAME...`
+runs only the tests whose name contains one of the given words.
+"""
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import harness_util as hu  # noqa: E402
+
+
+def unit_suite(t):
+    bins = sorted(f for f in os.listdir(os.path.join(ROOT, "build", "tests"))
+                  if f.startswith("test_"))
+    for name in bins:
+        path = os.path.join(ROOT, "build", "tests", name)
+        proc = subprocess.run([path], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                              timeout=120)
+        seen = 0
+        for line in proc.stdout.splitlines():
+            if line.startswith("ok "):
+                seen += 1
+                t.record("%s: %s" % (name, line.split(" - ", 1)[-1]), True)
+            elif line.startswith("not ok "):
+                seen += 1
+                t.record("%s: %s" % (name, line.split(" - ", 1)[-1]), False,
+                         "")
+            elif line.startswith("#") and t.last_failed():
+                t.detail(line[1:].strip())
+        if proc.returncode != 0 or seen == 0:
+            t.record("%s: exits 0 after its checks" % name, False,
+                     "exit %d, %d checks\n%s" % (proc.returncode, seen,
+                                                 proc.stdout[-2000:]))
+
+
+def main(argv):
+    t = hu.Tally(filters=argv)
+    start = time.time()
+    unit_suite(t)
+    import test_cli
+    test_cli.run(t)
+    import test_gpu
+    device = hu.device_facts()
+    if device.get("available"):
+        print("# GPU suite on %s" % device.get("name"))
+        test_gpu.run(t)
+    else:
+        t.skip("gpu suite", "no CUDA device: %s" % device.get("reason"))
+    print("# %.1f s" % (time.time() - start))
+    print(t.summary())
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
