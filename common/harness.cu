@@ -11,6 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <thread>
+#include <vector>
+
 // The process-wide harness state. Only this file writes it.
 static struct {
 	struct hx_options opts;
@@ -240,13 +243,49 @@ double hx_rng_uniform(struct hx_rng *r)
 	return (double)(hx_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+// Built from bits: random sign, exponent in range, 23 random mantissa bits.
+static float float_from_bits(uint64_t bits, int lo_exp, int hi_exp)
+{
+	uint32_t span = (uint32_t)(hi_exp - lo_exp);
+	uint32_t e = (uint32_t)(127 + lo_exp +
+				(int)(((bits >> 32) * (uint64_t)span) >> 32));
+	uint32_t u = ((uint32_t)(bits & 1) << 31) | (e << 23) |
+		     (uint32_t)((bits >> 8) & 0x7FFFFF);
+	float f;
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
 float hx_rng_float(struct hx_rng *r, int lo_exp, int hi_exp)
 {
-	uint64_t bits = hx_rng_next(r);
-	double mant = 1.0 + (double)(bits >> 12 & 0xFFFFF) / 1048576.0;
-	int e = lo_exp + (int)((bits >> 40) % (uint64_t)(hi_exp - lo_exp));
-	double v = ldexp(mant, e);
-	return (float)((bits & 1) ? -v : v);
+	return float_from_bits(hx_rng_next(r), lo_exp, hi_exp);
+}
+
+float hx_rng_float_at(const struct hx_rng *r, uint64_t k, int lo_exp,
+		      int hi_exp)
+{
+	struct hx_rng at = {r->state + k * 0x9E3779B97F4A7C15ull};
+	return float_from_bits(hx_rng_next(&at), lo_exp, hi_exp);
+}
+
+void hx_parallel_for(size_t n, hx_range_fn fn, void *ctx)
+{
+	unsigned threads = std::thread::hardware_concurrency();
+	if (threads > 16)
+		threads = 16;
+	if (threads < 2 || n < (1u << 16)) {
+		fn(ctx, 0, n);
+		return;
+	}
+	std::vector<std::thread> pool;
+	size_t per = (n + threads - 1) / threads;
+	for (unsigned t = 0; t < threads; t++) {
+		size_t b = t * per, e = b + per < n ? b + per : n;
+		if (b < e)
+			pool.emplace_back(fn, ctx, b, e);
+	}
+	for (auto &th : pool)
+		th.join();
 }
 
 /* ---- guarded device buffers ----------------------------------------- */
@@ -372,10 +411,15 @@ void hx_mismatches_init(struct hx_mismatches *m)
 	m->first = json_array();
 }
 
+int hx_mismatch_wanted(const struct hx_mismatches *m)
+{
+	return m->count < HX_MAX_REPORTED;
+}
+
 void hx_mismatch(struct hx_mismatches *m, size_t index, const char *expected,
 		 const char *got, const char *note)
 {
-	if (m->count++ >= HX_MAX_REPORTED)
+	if (m->count++ >= HX_MAX_REPORTED || !expected || !got)
 		return;
 	json_t *item = json_pack("{s:I, s:s, s:s}", "index", (json_int_t)index,
 				 "expected", expected, "got", got);

@@ -72,15 +72,29 @@ void hx_check_call(const char *what);
 
 /* ---- inputs ----------------------------------------------------------- */
 
-/* splitmix64: small, fast, good enough for test data; one per case. */
+/*
+ * splitmix64, counter-based: value k of a stream is a pure function of
+ * (seed, case name, k), so a harness can regenerate any input element
+ * instead of keeping gigabytes of host copies (see hx_rng_float_at).
+ */
 struct hx_rng {
 	uint64_t state;
 };
 struct hx_rng hx_rng_for(const char *case_name); /* seed x case name */
 uint64_t hx_rng_next(struct hx_rng *r);
 double hx_rng_uniform(struct hx_rng *r);          /* [0, 1) */
-/* A float of random sign and magnitude 2^[lo_exp, hi_exp). */
+/* A float of random sign and magnitude in [2^lo_exp, 2^hi_exp). */
 float hx_rng_float(struct hx_rng *r, int lo_exp, int hi_exp);
+/* Element k of r's stream as such a float, without advancing r. */
+float hx_rng_float_at(const struct hx_rng *r, uint64_t k, int lo_exp,
+		      int hi_exp);
+
+/*
+ * Run fn(ctx, begin, end) over [0, n) split across the CPU's cores (up to
+ * 16 threads; one when n is small). fn must only write its own range.
+ */
+typedef void (*hx_range_fn)(void *ctx, size_t begin, size_t end);
+void hx_parallel_for(size_t n, hx_range_fn fn, void *ctx);
 
 /* ---- guarded device buffers ----------------------------------------- */
 
@@ -123,9 +137,15 @@ struct hx_mismatches {
 	json_t *first; /* array of {index expected got note?} */
 };
 void hx_mismatches_init(struct hx_mismatches *m);
-/* Values are reported as text (NaN and Inf are not JSON numbers). */
+/*
+ * Count one mismatch. Values are reported as text (NaN and Inf are not JSON
+ * numbers); format them only when hx_mismatch_wanted(m) says this one will
+ * be kept, and pass NULLs otherwise: formatting millions of wrong elements
+ * would cost more than the whole test.
+ */
 void hx_mismatch(struct hx_mismatches *m, size_t index, const char *expected,
 		 const char *got, const char *note);
+int hx_mismatch_wanted(const struct hx_mismatches *m);
 /*
  * Emit the "case" event for case `name` and free m's list. `message` explains
  * a failure in a student's terms (may be NULL). Returns 1 if the case passed.

@@ -24,8 +24,12 @@ import harness_util as hu  # noqa: E402
 
 
 def unit_suite(t):
-    bins = sorted(f for f in os.listdir(os.path.join(ROOT, "build", "tests"))
-                  if f.startswith("test_"))
+    bin_dir = os.path.join(ROOT, "build", "tests")
+    bins = sorted(f for f in os.listdir(bin_dir) if f.startswith("test_")) \
+        if os.path.isdir(bin_dir) else []
+    if not bins:
+        t.record("unit: test programs were built", False,
+                 "no build/tests/test_*: run `make test`, not this script")
     for name in bins:
         path = os.path.join(ROOT, "build", "tests", name)
         proc = subprocess.run([path], stdout=subprocess.PIPE,

@@ -28,11 +28,25 @@ static void call_student(void *ctx)
 	saxpy(c->n, c->alpha, c->x, c->y);
 }
 
-static void fill(struct hx_rng *r, float *v, int n)
+// Inputs are regenerated from (seed, case, index) rather than stored, so a
+// 2^26-element case streams through small host buffers: x[i] is element 2i
+// of the case's random stream and y[i] element 2i+1, with mixed signs and
+// magnitudes from 2^-20 to 2^20.
+#define CHUNK ((size_t)1 << 22)
+
+struct gen_job {
+	const struct hx_rng *rng;
+	size_t first;
+	float *x, *y;
+};
+
+static void gen_range(void *ctx, size_t b, size_t e)
 {
-	// Mixed signs and magnitudes from 2^-20 to 2^20.
-	for (int i = 0; i < n; i++)
-		v[i] = hx_rng_float(r, -20, 20);
+	struct gen_job *g = (struct gen_job *)ctx;
+	for (size_t i = b; i < e; i++) {
+		g->x[i] = hx_rng_float_at(g->rng, 2 * (g->first + i), -20, 20);
+		g->y[i] = hx_rng_float_at(g->rng, 2 * (g->first + i) + 1, -20, 20);
+	}
 }
 
 // |got - exact| may be up to one rounding of alpha*x and one of the sum,
@@ -45,27 +59,46 @@ static int close_enough(double exact, float got, double ax, double y)
 	return fabs((double)got - exact) <= tol;
 }
 
+struct host_chunks {
+	float *x, *y, *got;
+};
+
+static struct host_chunks chunks(void)
+{
+	static struct host_chunks c;
+	if (!c.x) {
+		c.x = (float *)malloc(CHUNK * sizeof(float));
+		c.y = (float *)malloc(CHUNK * sizeof(float));
+		c.got = (float *)malloc(CHUNK * sizeof(float));
+		if (!c.x || !c.y || !c.got)
+			hx_die("harness", "out of host memory");
+	}
+	return c;
+}
+
 /*
- * Run one case: fresh inputs, call the launcher once, check y, check that x
- * is unchanged, check the guard zones. When record is set the launches of
- * this call are reported (the timed size). Returns 1 when the case passed.
+ * Run one case: fresh inputs, call the launcher once, check every element of
+ * y, check that x is unchanged, check the guard zones. When record is set
+ * the launches of this call are reported (the timed size). Returns 1 when
+ * the case passed.
  */
 static int run_case(const struct saxpy_case *c, int record,
 		    struct hx_buffer *keep_x, struct hx_buffer *keep_y)
 {
-	size_t bytes = (size_t)c->n * sizeof(float);
-	float *x = (float *)malloc(bytes), *y = (float *)malloc(bytes);
-	float *got = (float *)malloc(bytes);
-	if (!x || !y || !got)
-		hx_die("harness", "out of host memory for n=%d", c->n);
+	size_t n = (size_t)c->n, bytes = n * sizeof(float);
 	struct hx_rng rng = hx_rng_for(c->name);
-	fill(&rng, x, c->n);
-	fill(&rng, y, c->n);
-
+	struct host_chunks h = chunks();
 	struct hx_buffer dx = hx_buffer_new("x", bytes, 0);
 	struct hx_buffer dy = hx_buffer_new("y", bytes, 0);
-	hx_buffer_upload(&dx, x);
-	hx_buffer_upload(&dy, y);
+	for (size_t off = 0; off < n; off += CHUNK) {
+		size_t len = n - off < CHUNK ? n - off : CHUNK;
+		struct gen_job g = {&rng, off, h.x, h.y};
+		hx_parallel_for(len, gen_range, &g);
+		HX_CHECK(cudaMemcpy((float *)dx.data + off, h.x,
+				    len * sizeof(float), cudaMemcpyHostToDevice));
+		HX_CHECK(cudaMemcpy((float *)dy.data + off, h.y,
+				    len * sizeof(float), cudaMemcpyHostToDevice));
+	}
 
 	char what[96];
 	snprintf(what, sizeof(what), "saxpy(n=%d, alpha=%g)", c->n, c->alpha);
@@ -82,26 +115,37 @@ static int run_case(const struct saxpy_case *c, int record,
 
 	struct hx_mismatches m;
 	hx_mismatches_init(&m);
-	hx_buffer_download(&dy, got);
-	size_t unwritten = 0;
-	for (int i = 0; i < c->n; i++) {
-		double ax = (double)c->alpha * x[i];
-		double exact = ax + y[i];
-		m.checked++;
-		if (close_enough(exact, got[i], ax, y[i]))
-			continue;
-		char e[32], g[32];
-		snprintf(e, sizeof(e), "%.9g", exact);
-		snprintf(g, sizeof(g), "%.9g", got[i]);
-		int same = memcmp(&got[i], &y[i], sizeof(float)) == 0;
-		unwritten += same;
-		hx_mismatch(&m, (size_t)i, e, g,
-			    same ? "not written: still the input y[i]" : NULL);
+	size_t unwritten = 0, x_changed = 0;
+	for (size_t off = 0; off < n; off += CHUNK) {
+		size_t len = n - off < CHUNK ? n - off : CHUNK;
+		struct gen_job g = {&rng, off, h.x, h.y};
+		hx_parallel_for(len, gen_range, &g);
+		HX_CHECK(cudaMemcpy(h.got, (float *)dy.data + off,
+				    len * sizeof(float), cudaMemcpyDeviceToHost));
+		for (size_t j = 0; j < len; j++) {
+			double ax = (double)c->alpha * h.x[j];
+			double exact = ax + h.y[j];
+			m.checked++;
+			if (close_enough(exact, h.got[j], ax, h.y[j]))
+				continue;
+			int same = memcmp(&h.got[j], &h.y[j], sizeof(float)) == 0;
+			unwritten += same;
+			if (!hx_mismatch_wanted(&m)) {
+				hx_mismatch(&m, off + j, NULL, NULL, NULL);
+				continue;
+			}
+			char e[32], gs[32];
+			snprintf(e, sizeof(e), "%.9g", exact);
+			snprintf(gs, sizeof(gs), "%.9g", h.got[j]);
+			hx_mismatch(&m, off + j, e, gs,
+				    same ? "not written: still the input y[i]"
+					 : NULL);
+		}
+		HX_CHECK(cudaMemcpy(h.got, (float *)dx.data + off,
+				    len * sizeof(float), cudaMemcpyDeviceToHost));
+		for (size_t j = 0; j < len; j++)
+			x_changed += memcmp(&h.got[j], &h.x[j], sizeof(float)) != 0;
 	}
-	hx_buffer_download(&dx, got);
-	size_t x_changed = 0;
-	for (int i = 0; i < c->n; i++)
-		x_changed += memcmp(&got[i], &x[i], sizeof(float)) != 0;
 
 	char msg[256] = "";
 	if (m.count && unwritten == m.count)
@@ -121,13 +165,10 @@ static int run_case(const struct saxpy_case *c, int record,
 		if (!m.count)
 			hx_mismatch(&m, 0, "x unchanged", "x modified", NULL);
 	}
-	int ok = hx_case_end(c->name, (size_t)c->n, &m, msg);
+	int ok = hx_case_end(c->name, n, &m, msg);
 	ok &= hx_buffer_check_guards(&dy, sizeof(float));
 	ok &= hx_buffer_check_guards(&dx, sizeof(float));
 
-	free(x);
-	free(y);
-	free(got);
 	if (keep_x) {
 		*keep_x = dx;
 		*keep_y = dy;
