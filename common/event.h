@@ -63,6 +63,12 @@ extern "C" {
 
 #define EVENT_SCHEMA 1
 
+/*
+ * Where events go: called once per event, in order. The sink does not own
+ * ev (json_incref it to keep it).
+ */
+typedef void (*event_sink)(void *arg, json_t *ev);
+
 /* True when name is one of the kinds listed above. */
 int event_kind_known(const char *name);
 

@@ -9,7 +9,8 @@
  *   1  a step failed (wrong, crashed, too slow, did not compile, ...)
  *   3  not graded (no CUDA device, or a check could not be measured)
  *  -1  the grader could not do its job (err says why: broken manifest,
- *      missing harness, no nvcc); no run_end is emitted then.
+ *      harness that does not compile, no nvcc); no run_end is emitted then.
+ *  -2  the request was wrong (unknown lab or step, unreadable --src).
  */
 #ifndef CUDALAB_GRADE_H
 #define CUDALAB_GRADE_H
@@ -18,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef void (*event_sink)(void *arg, json_t *ev);
+#include "event.h"
 
 struct grade_opts {
 	const char *root;      /* project root */

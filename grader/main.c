@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "cudalab-grader: %s\n", err);
 		report_release(&r);
-		return 4;
+		return rc == -2 ? 2 : 4;
 	}
 	if (results_save(state_dir, r.log, err, sizeof(err)) < 0)
 		fprintf(stderr, "cudalab-grader: warning: %s\n", err);

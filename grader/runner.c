@@ -21,11 +21,14 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The hard limit is one above the soft one, so the soft limit's signal
+ * (SIGXCPU) arrives first and says why the child died. */
 static void set_limit(int resource, long value)
 {
 	if (value <= 0)
 		return;
-	struct rlimit rl = {(rlim_t)value, (rlim_t)value};
+	struct rlimit rl = {(rlim_t)value,
+			    (rlim_t)value + (resource == RLIMIT_CPU)};
 	setrlimit(resource, &rl);
 }
 
@@ -35,7 +38,8 @@ static void child_exec(struct child *c, int out_fd, int result_w,
 {
 	setpgid(0, 0);
 	signal(SIGPIPE, SIG_DFL);
-	int null_fd = open("/dev/null", O_RDONLY);
+	/* O_CLOEXEC: only 0, 1, 2 (and the result fd) reach the program */
+	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
 	    dup2(out_fd, 2) < 0)
 		goto fail;
@@ -47,6 +51,10 @@ static void child_exec(struct child *c, int out_fd, int result_w,
 			goto fail;
 		}
 	}
+	/* Whatever the grader inherited stays with the grader. */
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != c->result_fd && fd != report_w)
+			close(fd);
 	if (c->dir && chdir(c->dir) < 0)
 		goto fail;
 	set_limit(RLIMIT_CPU, c->cpu_limit_s);

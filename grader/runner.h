@@ -12,7 +12,7 @@
  *   child_run(c)     start + finish.
  *
  * Descriptors: the runner opens and closes every pipe and file it uses. The
- * child's stdin is /dev/null. Its stdout and stderr go together either to
+ * child gets only stdin (/dev/null), stdout, stderr and the result fd. Its stdout and stderr go together either to
  * out_path (a file the runner creates) or, when out_path is NULL, into `out`
  * (the first out_limit bytes are kept, the rest counted in out_dropped, so a
  * child that floods its output cannot fill memory). When result_fd >= 0, the

@@ -25,7 +25,8 @@ import harness_util as hu  # noqa: E402
 
 def unit_suite(t):
     bin_dir = os.path.join(ROOT, "build", "tests")
-    bins = sorted(f for f in os.listdir(bin_dir) if f.startswith("test_")) \
+    bins = sorted(f for f in os.listdir(bin_dir)
+                  if f.startswith("test_") and not f.endswith(".d")) \
         if os.path.isdir(bin_dir) else []
     if not bins:
         t.record("unit: test programs were built", False,

@@ -1,6 +1,235 @@
-"""CLI suite (no GPU needed): run.py and the grader's command line."""
+"""CLI suite (no GPU needed): run.py and the grader's command line.
+
+Every command line a user can type wrongly has a test that expects a clear
+message and the documented exit status (0 pass, 1 fail, 2 usage, 3 not
+graded, 4 grader/set-up error).
+"""
+import json
+import os
+import shutil
+import tempfile
+import time
+
 import harness_util as hu
+
+RUN = ["python3", os.path.join(hu.ROOT, "run.py")]
+NO_GPU = {"CUDALAB_NO_DEVICE": "1"}
+
+
+def help_texts(t):
+    rc, out, _ = hu.run(RUN + ["--help"])
+    t.record("cli: run.py --help lists test, bench, list, device, setup",
+             rc == 0 and all(w in out for w in
+                             ("test", "bench", "list", "device", "setup")),
+             out)
+    for cmd in ("test", "bench", "list", "device", "setup"):
+        rc, out, _ = hu.run(RUN + [cmd, "--help"])
+        t.record("cli: run.py %s --help" % cmd, rc == 0 and "usage" in out,
+                 out)
+    rc, out, _ = hu.run([hu.GRADER, "--help"])
+    t.record("cli: cudalab-grader --help documents exit statuses",
+             rc == 0 and "exit status" in out, out)
+    rc, _, err = hu.run([hu.GRADER])
+    t.record("cli: cudalab-grader with no command prints usage, exit 2",
+             rc == 2 and "usage" in err, err)
+
+
+def bad_input(t):
+    cases = [
+        ("unknown lab", RUN + ["test", "nosuchlab"], 2, "no lab called"),
+        ("unknown step", [hu.GRADER, "test", "saxpy", "--step", "9"], 2,
+         "has no step \"9\""),
+        ("bad seed", [hu.GRADER, "test", "saxpy", "--seed", "abc"], 2,
+         "--seed needs a number"),
+        ("bad time limit", [hu.GRADER, "test", "saxpy", "--time-limit", "0"],
+         2, "--time-limit needs seconds"),
+        ("unknown option", [hu.GRADER, "test", "saxpy", "--fast"], 2,
+         "unknown option --fast"),
+        ("unknown command", [hu.GRADER, "grade-all"], 2,
+         "unknown command \"grade-all\""),
+        ("missing lab", [hu.GRADER, "test"], 2, "needs a lab name"),
+        ("unreadable --src", [hu.GRADER, "test", "saxpy", "--src",
+                              "/nonexistent/dir"], 2, "cannot read the folder"),
+        ("--step without a lab", RUN + ["test", "--step", "2"], 2,
+         "--step needs a lab"),
+    ]
+    for name, args, want_rc, want_text in cases:
+        rc, out, err = hu.run(args, env=NO_GPU)
+        t.record("cli: %s -> exit %d, \"%s\"" % (name, want_rc, want_text),
+                 rc == want_rc and want_text in err,
+                 "rc=%d\nstderr: %s" % (rc, err))
+
+
+def no_gpu_path(t, state):
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    rc, out, err = hu.run(RUN + ["test", "saxpy"], env=env)
+    lines = out.strip().splitlines()
+    t.record("cli: without a GPU, `run.py test saxpy` exits 3 and ends "
+             "NOT GRADED",
+             rc == 3 and lines and
+             lines[-1].startswith("NOT GRADED: no CUDA device"),
+             "rc=%d\n%s\n%s" % (rc, out[-1500:], err))
+    t.record("cli: without a GPU, no step is reported as passed",
+             "PASS " not in out and " 0 passed" in out, out[-800:])
+    rc, out, _ = hu.run(RUN + ["device"], env=env)
+    t.record("cli: `run.py device` without a GPU says none, exit 3",
+             rc == 3 and "none" in out, out)
+
+
+def every_file_compiles(t, state):
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    for label, src in (("solution", "solutions/saxpy"),
+                       ("starter", "labs/saxpy")):
+        rc, events, err = hu.grade(["test", "saxpy", "--src",
+                                    os.path.join(hu.ROOT, src)], env=env)
+        compiled = {e["step"]: e["status"] for e in events
+                    if e.get("event") == "compile"
+                    and e.get("status") != "started"}
+        for step in ("v1", "v2", "v3", "v4", "v5"):
+            t.record("cli: %s %s compiles" % (label, step),
+                     compiled.get(step) in ("ok", "cached"),
+                     "status %s\n%s" % (compiled.get(step), err))
+
+
+def json_stream(t, state):
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    rc, events, _ = hu.grade(["test", "saxpy"], env=env)
+    kinds = [e.get("event") for e in events]
+    t.record("cli: --json prints only events, run_begin first, run_end last",
+             kinds and kinds[0] == "run_begin" and kinds[-1] == "run_end"
+             and "unparsable" not in kinds, str(kinds))
+    t.record("cli: --json run_end says not_graded without a GPU",
+             events and events[-1].get("verdict") == "not_graded", "")
+    ptx = {e["step"]: e for e in events if e.get("event") == "ptx"}
+    t.record("cli: PTX facts without a GPU: v1 scalar, no .nc; v5 starter "
+             "is a stub",
+             ptx.get("v1", {}).get("max_load_bytes") == 4
+             and ptx.get("v1", {}).get("nc_loads") == 0, str(ptx.get("v1")))
+
+
+def results_files(t, state):
+    res = os.path.join(state, "results", "saxpy.json")
+    hist = os.path.join(state, "history.jsonl")
+    last = os.path.join(state, "runs", "saxpy-last.jsonl")
+    ok = os.path.exists(res) and os.path.exists(hist) and os.path.exists(last)
+    detail = ""
+    if ok:
+        with open(res) as f:
+            steps = json.load(f).get("steps", {})
+        with open(hist) as f:
+            lines = [json.loads(line) for line in f]
+        ok = set(steps) == {"v1", "v2", "v3", "v4", "v5"} and len(lines) >= 5
+        detail = "%s / %d history lines" % (sorted(steps), len(lines))
+    t.record("cli: results, history and last-run files are written", ok,
+             detail)
+    rc, out, _ = hu.run(RUN + ["list"], env={"CUDALAB_STATE": state})
+    t.record("cli: `run.py list` shows saxpy with its progress",
+             rc == 0 and "saxpy" in out and "0/5 steps passed" in out, out)
+
+
+def compile_errors_without_gpu(t, state):
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    fixture = os.path.join(hu.ROOT, "tests", "fixtures", "saxpy",
+                           "does_not_compile.cu")
+    with hu.Scratch() as s:
+        s.put(fixture, "saxpy_v1.cu")
+        rc, out, err = hu.run([hu.GRADER, "--root", hu.ROOT, "test", "saxpy",
+                               "--step", "1", "--src", s.path], env=env)
+    t.record("cli: a compile error fails the step even without a GPU "
+             "(exit 1, file:line)",
+             rc == 1 and "COMPILE ERROR" in out
+             and "saxpy_v1.cu:11: identifier \"yy\" is undefined" in out,
+             "rc=%d\n%s" % (rc, out[-1500:]))
+
+
+def build_cache(t, state):
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    with hu.Scratch() as s:
+        for k in range(1, 6):
+            s.put(os.path.join(hu.ROOT, "solutions", "saxpy",
+                               "saxpy_v%d.cu" % k), "saxpy_v%d.cu" % k)
+        hu.grade(["test", "saxpy", "--src", s.path], env=env)
+        began = time.time()
+        _, events, _ = hu.grade(["test", "saxpy", "--src", s.path], env=env)
+        took = time.time() - began
+        status = {e["step"]: e["status"] for e in events
+                  if e.get("event") == "compile"
+                  and e.get("status") != "started"}
+        t.record("cli: an unchanged lab is not rebuilt (%.1f s)" % took,
+                 set(status.values()) == {"cached"}, str(status))
+        with open(os.path.join(s.path, "saxpy_v2.cu"), "a") as f:
+            f.write("\n// edited\n")
+        _, events, _ = hu.grade(["test", "saxpy", "--src", s.path], env=env)
+        status = {e["step"]: e["status"] for e in events
+                  if e.get("event") == "compile"
+                  and e.get("status") != "started"}
+        t.record("cli: editing one step rebuilds only that step",
+                 status.get("v2") == "ok" and
+                 all(status[k] == "cached" for k in status if k != "v2"),
+                 str(status))
+
+
+def broken_manifest(t):
+    root = tempfile.mkdtemp(prefix="cudalab-root-")
+    try:
+        for d in ("common", "build"):
+            os.symlink(os.path.join(hu.ROOT, d), os.path.join(root, d))
+        lab = os.path.join(root, "labs", "broken")
+        os.makedirs(lab)
+        shutil.copy(os.path.join(hu.ROOT, "labs", "saxpy", "lab.json"),
+                    os.path.join(lab, "lab.json"))
+        with open(os.path.join(lab, "lab.json")) as f:
+            text = f.read().replace('"name": "saxpy"', '"name": "broken"')
+            text = text.replace('"metric": "waves", "max"',
+                                '"metric": "wavez", "max"')
+        with open(os.path.join(lab, "lab.json"), "w") as f:
+            f.write(text)
+        rc, out, err = hu.run([hu.GRADER, "--root", root, "test", "broken"],
+                              env=NO_GPU)
+        t.record("cli: a broken lab.json names file, field and reason "
+                 "(exit 4)",
+                 rc == 4 and "labs/broken/lab.json: steps[3].checks[0]."
+                             "metric: unknown metric \"wavez\"" in err,
+                 "rc=%d\n%s" % (rc, err))
+        rc, out, err = hu.run([hu.GRADER, "--root", root, "list"], env=NO_GPU)
+        t.record("cli: `list` reports a broken lab and exits 4",
+                 rc == 4 and "wavez" in err, "rc=%d\n%s" % (rc, err))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def setup_messages(t):
+    env = {"CUDALAB_INCLUDE_DIRS": "/nonexistent", "CUDALAB_PRETEND_USER": "1"}
+    rc, out, err = hu.run(RUN + ["setup"], env=env)
+    t.record("cli: missing packages as a user: the exact apt-get command, "
+             "exit 1",
+             rc == 1 and "sudo apt-get install -y libjansson-dev "
+                         "libncurses-dev" in err, err)
+    rc, out, err = hu.run(RUN + ["test", "saxpy"], env=env)
+    t.record("cli: `run.py test` stops at set-up with the same command",
+             rc == 1 and "apt-get install -y" in err, err)
+    path_without_nvcc = "/usr/bin:/bin"
+    rc, out, err = hu.run(["/usr/bin/env", "PATH=" + path_without_nvcc,
+                           "python3"] + RUN[1:] + ["setup"])
+    t.record("cli: no nvcc on PATH: says to install the CUDA Toolkit",
+             rc == 1 and "nvcc not found" in err, err)
+    rc, out, err = hu.run(RUN + ["setup"])
+    t.record("cli: on this machine set-up is complete", rc == 0
+             and "set-up complete" in out, out + err)
 
 
 def run(t):
-    pass
+    state = tempfile.mkdtemp(prefix="cudalab-state-")
+    try:
+        help_texts(t)
+        bad_input(t)
+        no_gpu_path(t, state)
+        every_file_compiles(t, state)
+        json_stream(t, state)
+        results_files(t, state)
+        compile_errors_without_gpu(t, state)
+        build_cache(t, state)
+        broken_manifest(t)
+        setup_messages(t)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)

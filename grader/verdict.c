@@ -1,0 +1,318 @@
+#include "verdict.h"
+#include "metric.h"
+
+#include <stdio.h>
+#include <string.h>
+/* What one run of a step executable told us. */
+
+
+static void emit(event_sink sink, void *arg, json_t *ev)
+{
+	sink(arg, ev);
+	json_decref(ev);
+}
+
+static void keep_first(json_t **slot, json_t *ev)
+{
+	if (!*slot)
+		*slot = json_incref(ev);
+}
+
+static void outcome_event(struct step_outcome *r, json_t *ev)
+{
+	const char *kind = event_kind(ev);
+	json_object_set_new(ev, "step", json_string(r->step_id));
+	if (!strcmp(kind, "case")) {
+		if (!json_is_true(json_object_get(ev, "ok")))
+			keep_first(&r->failed_case, ev);
+	} else if (!strcmp(kind, "guard")) {
+		keep_first(&r->guard, ev);
+	} else if (!strcmp(kind, "error")) {
+		keep_first(&r->error, ev);
+	} else if (!strcmp(kind, "todo")) {
+		keep_first(&r->todo, ev);
+	} else if (!strcmp(kind, "harness_end")) {
+		r->harness_end = 1;
+	} else if (!strcmp(kind, "launch")) {
+		static const char *const names[] = {
+			"elements_per_thread", "waves", "grid_blocks",
+			"block_threads", "launches", NULL};
+		for (const char *const *n = names; *n; n++) {
+			json_t *v = json_object_get(ev, *n);
+			if (json_is_number(v))
+				json_object_set_new(r->metrics, *n,
+						    json_real(json_number_value(v)));
+		}
+		if (!json_is_true(json_object_get(ev, "default_stream")))
+			r->off_stream = 1;
+	} else if (!strcmp(kind, "timing")) {
+		double gbps = json_number_value(json_object_get(ev, "gbps"));
+		if (r->copy_gbps > 0)
+			json_object_set_new(ev, "pct_of_copy",
+					    json_real(100 * gbps / r->copy_gbps));
+		const char *who = json_string_value(json_object_get(ev, "who"));
+		if (who && !strcmp(who, "vendor")) {
+			keep_first(&r->vendor_timing, ev);
+		} else {
+			json_object_set_new(r->metrics, "gbps", json_real(gbps));
+			json_object_set(r->metrics, "median_us",
+					json_object_get(ev, "median_us"));
+			if (r->copy_gbps > 0)
+				json_object_set_new(
+					r->metrics, "pct_of_copy",
+					json_real(100 * gbps / r->copy_gbps));
+		}
+	}
+	if (strcmp(kind, "harness_end"))
+		r->sink(r->sink_arg, ev);
+}
+
+/* Runner callback: split the result channel into lines, one event each. */
+void outcome_feed(void *arg, const char *data, size_t len)
+{
+	struct step_outcome *r = arg;
+	strbuf_add(&r->pending, data, len);
+	char *start = r->pending.buf, *nl;
+	while ((nl = memchr(start, '\n', r->pending.len -
+						   (size_t)(start - r->pending.buf)))) {
+		*nl = '\0';
+		char why[256];
+		json_t *ev = *start ? event_parse(start, why, sizeof(why)) : NULL;
+		if (ev) {
+			outcome_event(r, ev);
+			json_decref(ev);
+		} else if (*start && !r->garbage[0]) {
+			snprintf(r->garbage, sizeof(r->garbage), "%.60s (%s)",
+				 start, why);
+		}
+		start = nl + 1;
+	}
+	size_t rest = r->pending.len - (size_t)(start - r->pending.buf);
+	memmove(r->pending.buf, start, rest);
+	r->pending.len = rest;
+	r->pending.buf[rest] = '\0';
+}
+
+void outcome_release(struct step_outcome *r)
+{
+	strbuf_release(&r->pending);
+	json_decref(r->metrics);
+	json_decref(r->failed_case);
+	json_decref(r->guard);
+	json_decref(r->error);
+	json_decref(r->todo);
+	json_decref(r->vendor_timing);
+}
+
+
+void outcome_init(struct step_outcome *o, const char *step_id,
+		  double copy_gbps, event_sink sink, void *arg)
+{
+	memset(o, 0, sizeof(*o));
+	o->step_id = step_id;
+	o->copy_gbps = copy_gbps;
+	o->sink = sink;
+	o->sink_arg = arg;
+	o->metrics = json_object();
+}
+
+int outcome_ran_clean(const struct step_outcome *o, const struct child *c)
+{
+	return o->harness_end && !o->error && !o->todo && !o->failed_case &&
+	       !o->guard && !o->garbage[0] && !c->timed_out;
+}
+
+void outcome_add_static(struct step_outcome *o, const json_t *resources,
+			const json_t *ptx)
+{
+	static const struct {
+		const char *metric, *fact;
+	} from_ptx[] = {{"ptx_max_load_bytes", "max_load_bytes"},
+			{"ptx_max_store_bytes", "max_store_bytes"},
+			{"ptx_nc_loads", "nc_loads"}};
+	for (size_t i = 0; i < sizeof(from_ptx) / sizeof(from_ptx[0]); i++) {
+		json_t *v = json_object_get(ptx, from_ptx[i].fact);
+		if (json_is_integer(v))
+			json_object_set_new(
+				o->metrics, from_ptx[i].metric,
+				json_real((double)json_integer_value(v)));
+	}
+	double regs = 0, spill = 0, shared = 0;
+	size_t i;
+	json_t *k;
+	json_array_foreach(resources, i, k)
+	{
+		double r = (double)json_integer_value(json_object_get(k, "registers"));
+		double s = (double)json_integer_value(json_object_get(k, "shared_bytes"));
+		regs = r > regs ? r : regs;
+		shared = s > shared ? s : shared;
+		spill += (double)json_integer_value(
+				 json_object_get(k, "spill_store_bytes")) +
+			 (double)json_integer_value(
+				 json_object_get(k, "spill_load_bytes"));
+	}
+	if (json_array_size(resources)) {
+		json_object_set_new(o->metrics, "registers", json_real(regs));
+		json_object_set_new(o->metrics, "spill_bytes", json_real(spill));
+		json_object_set_new(o->metrics, "shared_bytes", json_real(shared));
+	}
+}
+
+/* Evaluate the step's checks; emits a check event for each. Returns the
+ * first failed (or, failing none, the first unmeasured) check's message. */
+void verdict_checks(const struct step_spec *s, json_t *metrics,
+			    event_sink sink, void *arg, char *fail_msg,
+			    size_t fail_len, char *unmeasured, size_t un_len)
+{
+	for (size_t i = 0; i < s->nchecks; i++) {
+		const struct check_spec *c = &s->checks[i];
+		const struct metric_info *m = metric_find(c->metric);
+		json_t *v = json_object_get(metrics, c->metric);
+		const char *op = c->op == CHECK_AT_LEAST ? ">=" : "<=";
+		char id[96];
+		snprintf(id, sizeof(id), "%s %s %g", c->metric, op, c->bound);
+		json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:s}",
+				       "event", "check", "step", s->id, "id",
+				       id, "metric", c->metric, "required",
+				       c->bound, "op", op, "unit", m->unit);
+		if (!json_is_number(v)) {
+			char why[256];
+			snprintf(why, sizeof(why),
+				 "%s was not measured (it comes from the %s, "
+				 "which did not report it)", c->metric,
+				 m->source);
+			json_object_set_new(ev, "status",
+					    json_string("not_measured"));
+			json_object_set_new(ev, "message", json_string(why));
+			if (!*unmeasured)
+				snprintf(unmeasured, un_len, "%s", why);
+			emit(sink, arg, ev);
+			continue;
+		}
+		double x = json_number_value(v);
+		int ok = c->op == CHECK_AT_LEAST ? x >= c->bound : x <= c->bound;
+		json_object_set_new(ev, "measured", json_real(x));
+		json_object_set_new(ev, "status",
+				    json_string(ok ? "pass" : "fail"));
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s: %.4g%s%s, needs %s %g — %s",
+			 c->metric, x, *m->unit ? " " : "", m->unit, op,
+			 c->bound, c->why);
+		json_object_set_new(ev, "message", json_string(msg));
+		if (!ok && !*fail_msg)
+			snprintf(fail_msg, fail_len, "%s", msg);
+		emit(sink, arg, ev);
+	}
+}
+
+const char *verdict_first_error(const json_t *diagnostics, char *buf,
+			       size_t len)
+{
+	size_t i;
+	json_t *d;
+	json_array_foreach(diagnostics, i, d)
+	{
+		const char *sev = json_string_value(json_object_get(d, "severity"));
+		if (!sev || strcmp(sev, "error"))
+			continue;
+		const char *file = json_string_value(json_object_get(d, "file"));
+		const char *base = file ? strrchr(file, '/') : NULL;
+		long line = (long)json_integer_value(json_object_get(d, "line"));
+		const char *msg = json_string_value(json_object_get(d, "message"));
+		if (line > 0)
+			snprintf(buf, len, "%s:%ld: %s", base ? base + 1 : file,
+				 line, msg);
+		else
+			snprintf(buf, len, "%s", msg);
+		return buf;
+	}
+	snprintf(buf, len, "the compiler failed");
+	return buf;
+}
+
+/* Decide a ran step's verdict; fills summary. */
+const char *verdict_decide(const struct step_outcome *r, const struct child *c,
+			  const char *check_fail, const char *unmeasured,
+			  char *summary, size_t len)
+{
+	char how[160];
+	if (c->timed_out) {
+		snprintf(summary, len,
+			 "ran longer than %.0f s and was killed: an endless "
+			 "loop, or a kernel that never finishes?",
+			 c->wall_limit_s);
+		return "timeout";
+	}
+	if (r->todo) {
+		snprintf(summary, len,
+			 "not implemented: %s:%lld still calls CUDALAB_TODO(); "
+			 "write the step, then delete that line",
+			 json_string_value(json_object_get(r->todo, "file")),
+			 json_integer_value(json_object_get(r->todo, "line")));
+		return "not_implemented";
+	}
+	if (r->error) {
+		snprintf(summary, len, "crashed: %s",
+			 json_string_value(json_object_get(r->error, "message")));
+		return "crash";
+	}
+	if (r->garbage[0]) {
+		snprintf(summary, len,
+			 "the result channel carried something that is not an "
+			 "event: %s", r->garbage);
+		return "crash";
+	}
+	if (!r->harness_end) {
+		child_describe_end(c, how, sizeof(how));
+		if (c->exited)
+			snprintf(summary, len,
+				 "the program ended before the harness finished "
+				 "(%s): does your code call exit() or abort()?",
+				 how);
+		else
+			snprintf(summary, len,
+				 "the program died before the harness finished "
+				 "(%s)", how);
+		return "crash";
+	}
+	if (r->failed_case) {
+		const char *msg = json_string_value(
+			json_object_get(r->failed_case, "message"));
+		json_t *first = json_array_get(
+			json_object_get(r->failed_case, "first"), 0);
+		char detail[200] = "";
+		if (first)
+			snprintf(detail, sizeof(detail),
+				 "; first: index %lld expected %s got %s",
+				 json_integer_value(json_object_get(first, "index")),
+				 json_string_value(json_object_get(first, "expected")),
+				 json_string_value(json_object_get(first, "got")));
+		snprintf(summary, len, "wrong result for %s: %s%s",
+			 json_string_value(json_object_get(r->failed_case, "name")),
+			 msg ? msg : "mismatches", detail);
+		return "fail";
+	}
+	if (r->guard) {
+		snprintf(summary, len, "out-of-bounds write: %s",
+			 json_string_value(json_object_get(r->guard, "message")));
+		return "fail";
+	}
+	if (r->off_stream) {
+		snprintf(summary, len,
+			 "launched work on a stream other than the default "
+			 "stream: the harness checks and times stream 0, so "
+			 "enqueue your kernels there (no cudaStreamCreate)");
+		return "fail";
+	}
+	if (*check_fail) {
+		snprintf(summary, len, "%s", check_fail);
+		return "fail";
+	}
+	if (*unmeasured) {
+		snprintf(summary, len, "NOT GRADED: %s", unmeasured);
+		return "not_graded";
+	}
+	snprintf(summary, len, "correct, and every check passed");
+	return "pass";
+}
+

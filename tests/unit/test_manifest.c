@@ -1,0 +1,145 @@
+/* manifest: lab.json loads, and every kind of broken manifest is rejected
+ * with file, field and reason. */
+#include "check.h"
+#include "manifest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static const char *const good_step =
+	"{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a_v1.cu\",\"hint\":\"h\","
+	"\"checks\":[{\"metric\":\"pct_of_copy\",\"min\":50,\"why\":\"w\"}]}";
+
+/* Writes labs/demo/lab.json with `body` and loads it. */
+static int load(const char *body, struct lab_manifest *m, char *err,
+		size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/lab.json", dir);
+	FILE *f = fopen(path, "w");
+	fputs(body, f);
+	fclose(f);
+	return manifest_load(dir, m, err, len);
+}
+
+static void manifest_with(char *out, size_t len, const char *name,
+			  const char *extra, const char *steps)
+{
+	snprintf(out, len,
+		 "{\"name\":\"%s\",\"title\":\"Demo\",\"order\":1,"
+		 "\"interface\":\"void demo(int n)\",\"harness\":\"harness.cu\""
+		 "%s,\"steps\":[%s]}",
+		 name, extra, steps);
+}
+
+static void expect_error(const char *body, const char *field,
+			 const char *reason)
+{
+	struct lab_manifest m;
+	char err[1024] = "";
+	int rc = load(body, &m, err, sizeof(err));
+	CHECK(rc == -1 && strstr(err, "lab.json") && strstr(err, field) &&
+		      strstr(err, reason),
+	      "rejects with \"%s\" ... \"%s\" (got: %s)", field, reason, err);
+	if (rc == 0)
+		manifest_free(&m);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/cudalab-manifest-%d/demo", getpid());
+	char parent[256];
+	snprintf(parent, sizeof(parent), "/tmp/cudalab-manifest-%d", getpid());
+	mkdir(parent, 0755);
+	mkdir(dir, 0755);
+	char body[4096], step2[1024];
+	struct lab_manifest m;
+	char err[1024];
+
+	manifest_with(body, sizeof(body), "demo", "", good_step);
+	CHECK(load(body, &m, err, sizeof(err)) == 0, "a minimal manifest loads");
+	CHECK(m.nsteps == 1 && !strcmp(m.steps[0].file, "a_v1.cu") &&
+		      m.steps[0].checks[0].op == CHECK_AT_LEAST &&
+		      m.steps[0].checks[0].bound == 50,
+	      "its step and check are read");
+	CHECK(m.time_limit_s == 120 && !m.vendor_source,
+	      "defaults: 120 s limit, no vendor");
+	CHECK(manifest_step(&m, "v1") == &m.steps[0] &&
+		      manifest_step(&m, "1") == &m.steps[0] &&
+		      !manifest_step(&m, "2") && !manifest_step(&m, "v9"),
+	      "steps are found by id or 1-based number");
+	manifest_free(&m);
+	manifest_free(&m); /* safe twice: the struct was zeroed */
+
+	CHECK(load("{\"name\": \"demo\",", &m, err, sizeof(err)) == -1 &&
+		      strstr(err, "lab.json:1:") && strstr(err, "invalid JSON"),
+	      "a syntax error names file:line (%s)", err);
+
+	manifest_with(body, sizeof(body), "other", "", good_step);
+	expect_error(body, "name", "must equal the folder name");
+	manifest_with(body, sizeof(body), "demo", ",\"colour\":1", good_step);
+	expect_error(body, "colour", "unknown field");
+	manifest_with(body, sizeof(body), "demo", "", "");
+	expect_error(body, "steps", "non-empty array");
+	manifest_with(body, sizeof(body), "demo", ",\"time_limit_s\":-1",
+		      good_step);
+	expect_error(body, "time_limit_s", "positive");
+
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
+		      "\"hint\":\"h\",\"checks\":[{\"metric\":\"speed\","
+		      "\"min\":1,\"why\":\"w\"}]}");
+	expect_error(body, "steps[0].checks[0].metric",
+		     "unknown metric \"speed\"");
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
+		      "\"hint\":\"h\",\"checks\":[{\"metric\":\"gbps\","
+		      "\"min\":1,\"max\":2,\"why\":\"w\"}]}");
+	expect_error(body, "steps[0].checks[0]", "exactly one of");
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
+		      "\"hint\":\"h\",\"checks\":[{\"metric\":\"gbps\","
+		      "\"min\":\"fast\",\"why\":\"w\"}]}");
+	expect_error(body, "steps[0].checks[0]", "must be a number");
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"../x.cu\","
+		      "\"hint\":\"h\",\"checks\":[]}");
+	expect_error(body, "steps[0].file", "plain file name");
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.c\","
+		      "\"hint\":\"h\",\"checks\":[]}");
+	expect_error(body, "steps[0].file", "must end in .cu");
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
+		      "\"checks\":[]}");
+	expect_error(body, "steps[0].hint", "missing");
+	snprintf(step2, sizeof(step2), "%s,%s", good_step, good_step);
+	manifest_with(body, sizeof(body), "demo", "", step2);
+	expect_error(body, "steps[1]", "duplicate id");
+	manifest_with(body, sizeof(body), "demo",
+		      ",\"vendor\":{\"source\":\"v.cu\",\"name\":\"x\","
+		      "\"libs\":[\"-lrm -rf\"]}",
+		      good_step);
+	expect_error(body, "vendor.libs", "library name");
+
+	CHECK(manifest_load("/nonexistent/lab", &m, err, sizeof(err)) == -1 &&
+		      strstr(err, "/nonexistent/lab/lab.json"),
+	      "a missing lab.json names its path (%s)", err);
+
+	/* The shipped labs must load. */
+	CHECK(manifest_load("labs/saxpy", &m, err, sizeof(err)) == 0,
+	      "labs/saxpy/lab.json loads (%s)", err);
+	CHECK(m.nsteps == 5 && m.vendor_source, "saxpy has 5 steps and a vendor");
+	manifest_free(&m);
+
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", parent);
+	if (system(cmd) != 0)
+		return 1;
+	return check_done();
+}

@@ -1,0 +1,171 @@
+/* verdict: what a step run reported -> the verdict and the student's
+ * summary, for every way a step can end. No GPU: events are fed as text. */
+#include "check.h"
+#include "verdict.h"
+
+#include <signal.h>
+#include <string.h>
+
+static int forwarded;
+static void count_sink(void *arg, json_t *ev)
+{
+	(void)arg;
+	(void)ev;
+	forwarded++;
+}
+
+static const char *const END = "{\"event\":\"harness_end\",\"ok\":true}\n";
+static const char *const TIMING =
+	"{\"event\":\"timing\",\"who\":\"student\",\"median_us\":100,"
+	"\"gbps\":2400}\n";
+
+/* A step spec with one check: pct_of_copy >= 80. */
+static struct check_spec floor80 = {"pct_of_copy", CHECK_AT_LEAST, 80,
+				    "needs bandwidth"};
+static struct step_spec spec = {"v1", "t", "saxpy_v1.cu", "hint", &floor80, 1};
+
+/* Feed text, evaluate checks, decide. Returns the verdict. */
+static const char *outcome_of(const char *text, struct child *c,
+			      char *summary, size_t len)
+{
+	struct step_outcome o;
+	outcome_init(&o, "v1", 3000, count_sink, NULL);
+	/* in two pieces, split mid-line, as a pipe may deliver it */
+	size_t half = strlen(text) / 2;
+	outcome_feed(&o, text, half);
+	outcome_feed(&o, text + half, strlen(text) - half);
+	char fail[600] = "", unmeasured[300] = "";
+	if (outcome_ran_clean(&o, c))
+		verdict_checks(&spec, o.metrics, count_sink, NULL, fail,
+			       sizeof(fail), unmeasured, sizeof(unmeasured));
+	static char verdict[32];
+	snprintf(verdict, sizeof(verdict), "%s",
+		 verdict_decide(&o, c, fail, unmeasured, summary, len));
+	outcome_release(&o);
+	return verdict;
+}
+
+static struct child exited(int code)
+{
+	struct child c = CHILD_INIT;
+	c.exited = 1;
+	c.exit_code = code;
+	c.wall_limit_s = 60;
+	return c;
+}
+
+int main(void)
+{
+	char s[1024], text[2048];
+	struct child ok = exited(0);
+
+	snprintf(text, sizeof(text), "%s%s", TIMING, END);
+	CHECK(!strcmp(outcome_of(text, &ok, s, sizeof(s)), "pass"),
+	      "fast enough and correct: pass (%s)", s);
+
+	forwarded = 0;
+	snprintf(text, sizeof(text),
+		 "{\"event\":\"timing\",\"who\":\"student\",\"median_us\":100,"
+		 "\"gbps\":1500}\n%s", END);
+	CHECK(!strcmp(outcome_of(text, &ok, s, sizeof(s)), "fail") &&
+		      strstr(s, "pct_of_copy: 50") && strstr(s, ">= 80") &&
+		      strstr(s, "needs bandwidth"),
+	      "too slow: fail, with measured, required and why (%s)", s);
+	CHECK(forwarded == 2, "the timing and check events were forwarded "
+			      "(harness_end is not)");
+
+	CHECK(!strcmp(outcome_of(END, &ok, s, sizeof(s)), "not_graded") &&
+		      strstr(s, "was not measured"),
+	      "a check without its measurement: not graded, never a pass "
+	      "(%s)", s);
+
+	snprintf(text, sizeof(text),
+		 "{\"event\":\"todo\",\"file\":\"saxpy_v2.cu\",\"line\":17}\n"
+		 "{\"event\":\"harness_end\",\"ok\":false}\n");
+	CHECK(!strcmp(outcome_of(text, &ok, s, sizeof(s)), "not_implemented") &&
+		      strstr(s, "saxpy_v2.cu:17"),
+	      "a stub: not implemented, with file:line (%s)", s);
+
+	snprintf(text, sizeof(text),
+		 "{\"event\":\"case\",\"name\":\"n=33 alpha=0\",\"ok\":false,"
+		 "\"message\":\"1 of 33 elements were never written\","
+		 "\"first\":[{\"index\":32,\"expected\":\"1\",\"got\":\"2\"}]}\n%s",
+		 END);
+	CHECK(!strcmp(outcome_of(text, &ok, s, sizeof(s)), "fail") &&
+		      strstr(s, "n=33 alpha=0") && strstr(s, "index 32"),
+	      "a wrong case: fail naming the case and first index (%s)", s);
+
+	snprintf(text, sizeof(text),
+		 "{\"event\":\"guard\",\"buffer\":\"y\",\"before\":0,\"after\":1,"
+		 "\"message\":\"wrote past the end of y\"}\n%s%s", TIMING, END);
+	CHECK(!strcmp(outcome_of(text, &ok, s, sizeof(s)), "fail") &&
+		      strstr(s, "out-of-bounds write: wrote past the end"),
+	      "guard damage: fail even when fast (%s)", s);
+
+	snprintf(text, sizeof(text),
+		 "{\"event\":\"launch\",\"default_stream\":false,\"launches\":1}\n"
+		 "%s%s", TIMING, END);
+	CHECK(!strcmp(outcome_of(text, &ok, s, sizeof(s)), "fail") &&
+		      strstr(s, "stream other than the default"),
+	      "work on another stream: fail (%s)", s);
+
+	snprintf(text, sizeof(text),
+		 "{\"event\":\"error\",\"kind\":\"cuda\",\"message\":\"running "
+		 "saxpy(n=1): an illegal memory access\"}\n");
+	struct child died = exited(3);
+	CHECK(!strcmp(outcome_of(text, &died, s, sizeof(s)), "crash") &&
+		      strstr(s, "illegal memory access"),
+	      "a CUDA error: crash with the driver's words (%s)", s);
+
+	CHECK(!strcmp(outcome_of(TIMING, &ok, s, sizeof(s)), "crash") &&
+		      strstr(s, "exit code 0") && strstr(s, "exit()"),
+	      "exit 0 before harness_end: crash, never a pass (%s)", s);
+
+	struct child segv = CHILD_INIT;
+	segv.term_signal = SIGSEGV;
+	CHECK(!strcmp(outcome_of(TIMING, &segv, s, sizeof(s)), "crash") &&
+		      strstr(s, "signal 11"),
+	      "a signal: crash naming it (%s)", s);
+
+	struct child slow = exited(-1);
+	slow.exited = 0;
+	slow.timed_out = 1;
+	slow.term_signal = SIGKILL;
+	CHECK(!strcmp(outcome_of("", &slow, s, sizeof(s)), "timeout") &&
+		      strstr(s, "60 s"),
+	      "killed at the limit: timeout (%s)", s);
+
+	snprintf(text, sizeof(text), "PASS\n%s%s", TIMING, END);
+	CHECK(!strcmp(outcome_of(text, &ok, s, sizeof(s)), "crash") &&
+		      strstr(s, "not an event") && strstr(s, "PASS"),
+	      "text forged onto the result channel: not a pass (%s)", s);
+
+	/* static metrics */
+	struct step_outcome o;
+	outcome_init(&o, "v5", 3000, count_sink, NULL);
+	json_t *ptx = json_pack("{s:i, s:i, s:i}", "max_load_bytes", 16,
+				"max_store_bytes", 16, "nc_loads", 3);
+	json_t *res = json_pack("[{s:i, s:i, s:i, s:i}, {s:i, s:i, s:i, s:i}]",
+				"registers", 28, "shared_bytes", 0,
+				"spill_store_bytes", 4, "spill_load_bytes", 4,
+				"registers", 40, "shared_bytes", 1024,
+				"spill_store_bytes", 0, "spill_load_bytes", 8);
+	outcome_add_static(&o, res, ptx);
+	CHECK(json_number_value(json_object_get(o.metrics, "ptx_max_load_bytes")) == 16 &&
+		      json_number_value(json_object_get(o.metrics, "registers")) == 40 &&
+		      json_number_value(json_object_get(o.metrics, "spill_bytes")) == 16 &&
+		      json_number_value(json_object_get(o.metrics, "shared_bytes")) == 1024,
+	      "static metrics: widest load, most registers, total spills");
+	json_decref(ptx);
+	json_decref(res);
+	outcome_release(&o);
+
+	json_t *diags = json_pack("[{s:s, s:s, s:i, s:s}]", "severity", "error",
+				  "file", "/tmp/x/saxpy_v1.cu", "line", 9,
+				  "message", "expected a \";\"");
+	verdict_first_error(diags, s, sizeof(s));
+	CHECK(!strcmp(s, "saxpy_v1.cu:9: expected a \";\""),
+	      "first compile error as file:line: message (%s)", s);
+	json_decref(diags);
+	return check_done();
+}
