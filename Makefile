@@ -25,7 +25,7 @@ COMMON_SRC := common/stats.c common/event.c common/metric.c common/manifest.c \
               common/strbuf.c
 GRADER_SRC := grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
-              grader/report.c grader/results.c grader/verdict.c
+              grader/report.c grader/results.c grader/verdict.c grader/profiler.c
 COMMON_OBJ := $(COMMON_SRC:%.c=build/%.o)
 GRADER_OBJ := $(GRADER_SRC:%.c=build/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)

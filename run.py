@@ -5,6 +5,8 @@
     python3 run.py bench [LAB]             longer measurement + vendor library
     python3 run.py list                    the labs and your progress
     python3 run.py device                  this GPU and its copy bandwidth
+    python3 run.py record LAB              write the last bench table into
+                                           the READMEs
     python3 run.py setup                   check/install system packages
 
 Every command builds what is missing first (make) and installs missing system
@@ -100,8 +102,142 @@ def build():
     return 0
 
 
+def commit_id():
+    """The checkout's commit, "-dirty" when tracked files changed."""
+    if os.environ.get("CUDALAB_COMMIT"):
+        return os.environ["CUDALAB_COMMIT"]
+    try:
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=10",
+                               "HEAD"], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+        if head.returncode != 0:
+            return "unknown"
+        dirty = subprocess.call(["git", "-C", ROOT, "diff", "--quiet", "HEAD"],
+                                stderr=subprocess.DEVNULL)
+        return head.stdout.strip() + ("-dirty" if dirty else "")
+    except OSError:
+        return "unknown"
+
+
 def grader(*args):
-    return subprocess.call([GRADER, "--root", ROOT] + list(args))
+    env = dict(os.environ, CUDALAB_COMMIT=commit_id())
+    return subprocess.call([GRADER, "--root", ROOT] + list(args), env=env)
+
+
+def state_dir():
+    return os.environ.get("CUDALAB_STATE") or os.path.join(ROOT, ".cudalab")
+
+
+MARK_BEGIN = "<!-- cudalab:results %s -->"
+MARK_END = "<!-- /cudalab:results -->"
+
+
+def results_table(events):
+    """Markdown for a bench run's event log (a list of events)."""
+    begin = next(e for e in events if e["event"] == "run_begin")
+    device = next(e for e in events if e["event"] == "device")
+    ends = [e for e in events if e["event"] == "step_end"]
+    timing = {e["step"]: e for e in events if e["event"] == "timing"}
+    profile = {e["step"]: e for e in events if e["event"] == "profile"}
+    titles = {s["id"]: s["title"] for s in begin["steps"]}
+    n = next((t["n"] for t in timing.values()), 0)
+    moved = next((t["bytes"] for t in timing.values()), 0)
+    reps = next((t for t in timing.values() if t.get("who") == "student"), {})
+    lines = [
+        "Measured with `python3 run.py bench %s --src solutions/%s`, recorded "
+        "by `python3 run.py record %s`: **%s** (%d SMs, CC %s, driver %s), "
+        "%s, commit `%s`. Copy ceiling %.0f GB/s (%s, measured in the same "
+        "run). n = %s elements (%.0f MiB moved per call); each figure is the "
+        "median of %d rounds of %d event-timed calls with the L2 flushed "
+        "before every call; 'CV' is the coefficient of variation of the "
+        "round medians."
+        % (begin["lab"], begin["lab"], begin["lab"], device.get("name"),
+           device.get("sm_count", 0), device.get("cc"), device.get("driver"),
+           begin["started"][:10], begin.get("commit", "unknown"),
+           device.get("copy_gbps", 0), device.get("copy_method"),
+           "{:,}".format(int(n)), moved / 2**20,
+           len(reps.get("rounds", [])) or 1, reps.get("reps", 0)),
+        "",
+        "| step | | median µs | GB/s | % of copy | vs step 1 | instructions "
+        "/ element | registers | CV | verdict |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|---|",
+    ]
+
+    def num(v, fmt):
+        return fmt % v if isinstance(v, (int, float)) else "–"
+
+    for e in ends:
+        t = timing.get(e["step"], {})
+        p = profile.get(e["step"], {})
+        ipe = p.get("inst_per_element") if p.get("measured") else None
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            e["step"], titles.get(e["step"], ""),
+            num(e.get("median_us"), "%.1f"), num(e.get("gbps"), "%.0f"),
+            num(e.get("pct_of_copy"), "%.1f%%"),
+            num(e.get("speedup_vs_first"), "%.2f×"), num(ipe, "%.2f"),
+            num(e.get("registers"), "%.0f"),
+            num(t.get("rounds_cv", t.get("cv")) * 100
+                if t.get("rounds_cv", t.get("cv")) is not None else None,
+                "%.2f%%"),
+            e["verdict"]))
+    vendor = next((e for e in events if e["event"] == "timing"
+                   and e.get("who") == "vendor"), None)
+    if vendor:
+        lines.append("| vendor | %s | %.1f | %.0f | %.1f%% | | | | %s | |" % (
+            vendor.get("name"), vendor["median_us"], vendor["gbps"],
+            vendor.get("pct_of_copy", 0),
+            num(vendor.get("rounds_cv", vendor.get("cv", 0)) * 100, "%.2f%%")))
+        best = max((e for e in ends if isinstance(e.get("gbps"), (int, float))),
+                   key=lambda e: e["gbps"], default=None)
+        if best:
+            lines += ["", "Best step: %s at %.1f%% of copy bandwidth, "
+                          "%.3f× %s's bandwidth." % (
+                              best["step"], best["pct_of_copy"],
+                              best["gbps"] / vendor["gbps"], vendor["name"])]
+    no_profile = [p for p in profile.values() if not p.get("measured")]
+    if no_profile:
+        lines += ["", "Instructions per element not measured: %s."
+                  % no_profile[0].get("reason")]
+    return "\n".join(lines)
+
+
+def record(args):
+    """Write the last bench run's table into the READMEs (between markers)."""
+    import json
+    path = args.events or os.path.join(state_dir(), "runs",
+                                       "%s-last.jsonl" % args.lab)
+    try:
+        with open(path) as f:
+            events = [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError) as e:
+        print("cudalab: cannot read the run log %s: %s\nrun `python3 run.py "
+              "bench %s` first" % (path, e, args.lab), file=sys.stderr)
+        return 2
+    begin = next((e for e in events if e.get("event") == "run_begin"), {})
+    if begin.get("lab") != args.lab or begin.get("mode") != "bench":
+        print("cudalab: %s is not a bench run of %s (found: %s %s); record "
+              "only takes a complete `bench` run"
+              % (path, args.lab, begin.get("mode"), begin.get("lab")),
+              file=sys.stderr)
+        return 2
+    table = results_table(events)
+    targets = args.readme or [os.path.join(ROOT, "README.md"),
+                              os.path.join(ROOT, "labs", args.lab, "README.md")]
+    for target in targets:
+        with open(target) as f:
+            text = f.read()
+        begin_mark = MARK_BEGIN % args.lab
+        if begin_mark not in text or MARK_END not in text.split(begin_mark, 1)[1]:
+            print("cudalab: %s has no %s ... %s block to fill"
+                  % (target, begin_mark, MARK_END), file=sys.stderr)
+            return 2
+        head, rest = text.split(begin_mark, 1)
+        _, tail = rest.split(MARK_END, 1)
+        with open(target, "w") as f:
+            f.write(head + begin_mark + "\n" + table + "\n" + MARK_END + tail)
+        print("cudalab: recorded %s results in %s"
+              % (args.lab, os.path.relpath(target, ROOT)))
+    return 0
 
 
 def lab_names():
@@ -178,6 +314,17 @@ def main(argv=None):
     p.add_argument("--fresh", action="store_true",
                    help="measure the copy bandwidth again")
     p.add_argument("--json", action="store_true")
+    p = sub.add_parser("record", help="write the last bench run's table "
+                                      "into the READMEs",
+                       description="write the measured table of the last "
+                                   "`bench LAB` run into README.md and "
+                                   "labs/LAB/README.md, between their "
+                                   "<!-- cudalab:results LAB --> markers")
+    p.add_argument("lab")
+    p.add_argument("--events", help="a saved run log (default: the last "
+                                    "run of LAB in .cudalab/runs/)")
+    p.add_argument("--readme", action="append",
+                   help="the file(s) to update (repeatable)")
     p = sub.add_parser("setup", help="check and install system packages",
                        description="check nvcc and the system packages; "
                                    "install them when run as root")
@@ -189,6 +336,8 @@ def main(argv=None):
         return 2
     if args.command == "setup":
         return setup(args.quiet)
+    if args.command == "record":
+        return record(args)
     if args.command in ("test", "bench"):
         return grade_labs(args.command, args)
     rc = build()

@@ -17,6 +17,7 @@
  *
  *  run_begin  schema(1) lab mode("test"|"bench") started(ISO-8601 UTC)
  *             steps:[{id title file}]  source(dir the student files came from)
+ *             commit(of the cudalab tree, from CUDALAB_COMMIT; "unknown")
  *  device     available(bool) reason?  name? cc? sm_count? l2_bytes?
  *             mem_bytes? driver? runtime? copy_gbps? copy_method?
  *             copy_source?("measured"|"cached")  arch(the nvcc -arch used)
@@ -37,6 +38,8 @@
  *             elements_per_thread  (the student's launches for the timed n)
  *  timing     step who("student"|"vendor") name? n bytes reps median_us
  *             min_us max_us cv gbps pct_of_copy? rounds?:[median_us...]
+ *  profile    step tool("ncu") measured(bool) reason? warp_instructions?
+ *             kernels? inst_per_element?   (bench: hardware counters)
  *  todo       step file line   (the step still calls CUDALAB_TODO())
  *  error      step? kind("cuda"|"harness"|"usage") message
  *  harness_end step ok      (the harness reached its end; absent => it died)

@@ -33,7 +33,7 @@ static void usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nusage: STEP [--result-fd N] [--seed S] [--case NAME]"
 			" [--bench] [--reps R] [--warmup W] [--rounds K]"
-			" [--step ID] [--no-timing]\n");
+			" [--step ID] [--no-timing] [--profile]\n");
 	exit(2);
 }
 
@@ -77,6 +77,8 @@ void hx_init(int argc, char **argv)
 			H.opts.bench = 1;
 		else if (!strcmp(a, "--no-timing"))
 			H.opts.timing = 0;
+		else if (!strcmp(a, "--profile"))
+			H.opts.profile = 1, H.opts.timing = 0;
 		else if (!strcmp(a, "--reps"))
 			H.opts.reps = (int)parse_long(a, v, 1, 10000), i++;
 		else if (!strcmp(a, "--warmup"))
@@ -430,6 +432,8 @@ void hx_mismatch(struct hx_mismatches *m, size_t index, const char *expected,
 
 int hx_case_selected(const char *name)
 {
+	if (H.opts.profile)
+		return strstr(name, "(timed size)") != NULL;
 	return !H.opts.only_case || strcmp(H.opts.only_case, name) == 0;
 }
 

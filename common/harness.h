@@ -16,6 +16,9 @@
  *   --reps R --warmup W --rounds K   override the timing plan.
  *   --step ID       the step id to put in events.
  *   --no-timing     correctness only.
+ *   --profile       only the timed-size case, no timing: for running under
+ *                   a profiler. A lab marks that case by ending its name
+ *                   with "(timed size)".
  *
  * Errors: every CUDA call goes through HX_CHECK; a failure emits an "error"
  * event (kind "cuda", the call, file:line and the driver's words) and exits
@@ -40,7 +43,8 @@ struct hx_options {
 	const char *only_case; /* NULL: all cases */
 	const char *step;      /* NULL: events carry no step */
 	int bench;
-	int timing;            /* 0 with --no-timing */
+	int timing;            /* 0 with --no-timing or --profile */
+	int profile;
 	int warmup, reps, rounds;
 };
 

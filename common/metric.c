@@ -22,6 +22,8 @@ static const struct metric_info metrics[] = {
 	 "widest global store in the PTX, in bytes"},
 	{"ptx_nc_loads", "", "ptx",
 	 "non-coherent (read-only path) global loads in the PTX"},
+	{"inst_per_element", "", "profiler (ncu)",
+	 "instructions executed per element: warp instructions x 32 / n"},
 	{"registers", "", "compiler", "registers per thread (largest kernel)"},
 	{"spill_bytes", "B", "compiler", "spill stores + loads (all kernels)"},
 	{"shared_bytes", "B", "compiler", "static shared memory per block"},

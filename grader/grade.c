@@ -3,6 +3,7 @@
 #include "device.h"
 #include "event.h"
 #include "manifest.h"
+#include "profiler.h"
 #include "metric.h"
 #include "runner.h"
 #include "verdict.h"
@@ -18,6 +19,30 @@ static void emit(event_sink sink, void *arg, json_t *ev)
 {
 	sink(arg, ev);
 	json_decref(ev);
+}
+
+/* Bench: count the instructions the step executes per element (ncu). */
+static void profile_instructions(const char *exe, const char *step,
+				 double limit, struct step_outcome *r,
+				 event_sink sink, void *arg)
+{
+	struct profile_result pr;
+	profile_step(exe, limit, &pr);
+	json_t *ev = json_pack("{s:s, s:s, s:s, s:b}", "event", "profile",
+			       "step", step, "tool", "ncu", "measured",
+			       pr.measured);
+	if (pr.measured) {
+		double per = pr.warp_instructions * 32 / r->timed_n;
+		json_object_set_new(ev, "warp_instructions",
+				    json_real(pr.warp_instructions));
+		json_object_set_new(ev, "kernels", json_integer(pr.kernels));
+		json_object_set_new(ev, "inst_per_element", json_real(per));
+		json_object_set_new(r->metrics, "inst_per_element",
+				    json_real(per));
+	} else {
+		json_object_set_new(ev, "reason", json_string(pr.reason));
+	}
+	emit(sink, arg, ev);
 }
 
 /* The environment a step runs in: only what CUDA and the loader need. */
@@ -160,12 +185,13 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 						lab.steps[i].id, "title",
 						lab.steps[i].title, "file",
 						lab.steps[i].file));
+	const char *commit = getenv("CUDALAB_COMMIT");
 	emit(sink, arg,
-	     json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:s}", "event",
+	     json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s}", "event",
 		       "run_begin", "schema", EVENT_SCHEMA, "lab", lab.name,
 		       "title", lab.title, "mode", o->bench ? "bench" : "test",
 		       "started", started, "steps", steps_list, "source",
-		       src_dir));
+		       src_dir, "commit", commit && *commit ? commit : "unknown"));
 
 	/* The device first: it decides the arch we compile for. */
 	char probe[4096];
@@ -268,6 +294,9 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 					r.metrics, "speedup_vs_first",
 					json_real(first_median /
 						  json_number_value(med)));
+			if (o->bench && outcome_ran_clean(&r, &c) && r.timed_n > 0)
+				profile_instructions(b->exe, s->id, limit, &r,
+						     sink, arg);
 			char check_fail[600] = "", unmeasured[300] = "";
 			if (outcome_ran_clean(&r, &c))
 				verdict_checks(s, r.metrics, sink, arg,
@@ -284,7 +313,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			json_object_set_new(end, "hint", json_string(s->hint));
 		static const char *const shown[] = {
 			"median_us", "gbps", "pct_of_copy", "speedup_vs_first",
-			"elements_per_thread", "waves", "registers", NULL};
+			"elements_per_thread", "waves", "registers",
+			"inst_per_element", NULL};
 		for (const char *const *m = shown; *m; m++)
 			if (json_object_get(r.metrics, *m))
 				json_object_set(end, *m,

@@ -54,6 +54,7 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 		if (who && !strcmp(who, "vendor")) {
 			keep_first(&r->vendor_timing, ev);
 		} else {
+			r->timed_n = json_number_value(json_object_get(ev, "n"));
 			json_object_set_new(r->metrics, "gbps", json_real(gbps));
 			json_object_set(r->metrics, "median_us",
 					json_object_get(ev, "median_us"));

@@ -41,6 +41,7 @@ struct step_outcome {
 	json_t *error;         /* error event */
 	json_t *todo;          /* todo event */
 	json_t *vendor_timing; /* timing event of the vendor program */
+	double timed_n;        /* elements of the timed call (0: not timed) */
 	int harness_end;
 	int off_stream;
 	char garbage[256];     /* a line that was not an event */
