@@ -218,6 +218,86 @@ def setup_messages(t):
              and "set-up complete" in out, out + err)
 
 
+def synthetic_bench_log(path, mode="bench"):
+    steps = [{"id": "v1", "title": "naive", "file": "saxpy_v1.cu"},
+             {"id": "v2", "title": "coarse", "file": "saxpy_v2.cu"}]
+    events = [
+        {"event": "run_begin", "schema": 1, "lab": "saxpy", "mode": mode,
+         "started": "2026-11-22T12:00:00Z", "steps": steps, "commit": "abc123"},
+        {"event": "device", "available": True, "name": "Test GPU",
+         "sm_count": 10, "cc": "9.0", "driver": "13.0", "copy_gbps": 1000.0,
+         "copy_method": "cudaMemcpy"},
+        {"event": "timing", "step": "v1", "who": "student", "n": 1024,
+         "bytes": 12288, "reps": 100, "median_us": 20.0, "gbps": 614.4,
+         "rounds": [20, 20, 20], "rounds_cv": 0.001},
+        {"event": "profile", "step": "v1", "measured": True,
+         "inst_per_element": 19.0},
+        {"event": "step_end", "step": "v1", "verdict": "pass",
+         "median_us": 20.0, "gbps": 614.4, "pct_of_copy": 61.44,
+         "speedup_vs_first": 1.0, "registers": 10},
+        {"event": "profile", "step": "v2", "measured": False,
+         "reason": "ncu not found on PATH (Nsight Compute)"},
+        {"event": "step_end", "step": "v2", "verdict": "fail",
+         "summary": "x"},
+        {"event": "timing", "step": "vendor", "who": "vendor",
+         "name": "cuBLAS cublasSaxpy", "median_us": 25.0, "gbps": 491.5,
+         "pct_of_copy": 49.15, "rounds_cv": 0.002},
+        {"event": "run_end", "verdict": "fail"},
+    ]
+    with open(path, "w") as f:
+        for e in events:
+            f.write(json.dumps(e) + "\n")
+
+
+def record_table(t):
+    tmp = tempfile.mkdtemp(prefix="cudalab-record-")
+    try:
+        log = os.path.join(tmp, "bench.jsonl")
+        readme = os.path.join(tmp, "README.md")
+        synthetic_bench_log(log)
+        with open(readme, "w") as f:
+            f.write("# x\n<!-- cudalab:results saxpy -->\nold\n"
+                    "<!-- /cudalab:results -->\ntail\n")
+        rc, out, err = hu.run(RUN + ["record", "saxpy", "--events", log,
+                                     "--readme", readme])
+        with open(readme) as f:
+            text = f.read()
+        t.record("cli: `record` writes the bench table between the markers",
+                 rc == 0 and "old" not in text and text.endswith("tail\n")
+                 and "| v1 | naive | 20.0 | 614 | 61.4% | 1.00× | 19.00 | 10 "
+                     "| 0.10% | pass |" in text
+                 and "Test GPU" in text and "abc123" in text
+                 and "2026-11-22" in text
+                 and "| vendor | cuBLAS cublasSaxpy | 25.0 |" in text
+                 and "not measured: ncu not found" in text,
+                 "rc=%d %s\n%s" % (rc, err, text))
+        rc2, _, _ = hu.run(RUN + ["record", "saxpy", "--events", log,
+                                  "--readme", readme])
+        with open(readme) as f:
+            again = f.read()
+        t.record("cli: `record` twice gives the same file", rc2 == 0
+                 and again == text, "")
+        synthetic_bench_log(log, mode="test")
+        rc, _, err = hu.run(RUN + ["record", "saxpy", "--events", log,
+                                   "--readme", readme])
+        t.record("cli: `record` refuses a test run (only bench counts), "
+                 "exit 2", rc == 2 and "not a bench run" in err, err)
+        with open(readme, "w") as f:
+            f.write("no markers here\n")
+        synthetic_bench_log(log)
+        rc, _, err = hu.run(RUN + ["record", "saxpy", "--events", log,
+                                   "--readme", readme])
+        t.record("cli: `record` into a file without markers: exit 2",
+                 rc == 2 and "no <!-- cudalab:results saxpy -->" in err, err)
+        rc, _, err = hu.run(RUN + ["record", "saxpy", "--events",
+                                   os.path.join(tmp, "missing.jsonl")])
+        t.record("cli: `record` without a run log says to bench first",
+                 rc == 2 and "run `python3 run.py bench saxpy` first" in err,
+                 err)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
@@ -231,5 +311,6 @@ def run(t):
         build_cache(t, state)
         broken_manifest(t)
         setup_messages(t)
+        record_table(t)
     finally:
         shutil.rmtree(state, ignore_errors=True)
