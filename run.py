@@ -171,7 +171,7 @@ def results_table(events):
         p = profile.get(e["step"], {})
         ipe = p.get("inst_per_element") if p.get("measured") else None
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            e["step"], titles.get(e["step"], ""),
+            e["step"], titles.get(e["step"], "").replace("_", "\\_"),
             num(e.get("median_us"), "%.1f"), num(e.get("gbps"), "%.0f"),
             num(e.get("pct_of_copy"), "%.1f%%"),
             num(e.get("speedup_vs_first"), "%.2f×"), num(ipe, "%.2f"),
