@@ -26,14 +26,18 @@ COMMON_SRC := common/stats.c common/event.c common/metric.c common/manifest.c \
 GRADER_SRC := grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
               grader/report.c grader/results.c grader/verdict.c grader/profiler.c
+UI_SRC     := ui/canvas.c ui/state.c ui/render.c ui/panel_header.c \
+              ui/panel_steps.c ui/panel_details.c ui/panel_help.c \
+              ui/source.c ui/term.c
 COMMON_OBJ := $(COMMON_SRC:%.c=build/%.o)
+UI_OBJ     := $(UI_SRC:%.c=build/%.o)
 GRADER_OBJ := $(GRADER_SRC:%.c=build/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 FIXTURE_SRC := $(wildcard tests/programs/*.c)
 FIXTURE_BIN := $(FIXTURE_SRC:tests/programs/%.c=build/tests/programs/%)
 
-all: build/cudalab-grader build/devprobe
+all: build/cudalab-grader build/cudalab-ui build/devprobe
 
 build/%.o: %.c | setup
 	@mkdir -p $(@D)
@@ -42,15 +46,18 @@ build/%.o: %.c | setup
 build/cudalab-grader: build/grader/main.o $(GRADER_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+build/cudalab-ui: build/ui/main.o $(UI_OBJ) $(COMMON_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ -lncursesw $(LDLIBS)
+
 build/devprobe: common/devprobe.cu common/harness.cu common/harness.h \
                 common/cudalab.h common/event.h common/stats.h \
                 build/common/stats.o build/common/event.o
 	$(NVCC) $(NVCCFLAGS) -o $@ common/devprobe.cu common/harness.cu \
 	        build/common/stats.o build/common/event.o $(WRAP) -ljansson
 
-build/tests/%: tests/unit/%.c $(GRADER_OBJ) $(COMMON_OBJ)
+build/tests/%: tests/unit/%.c $(GRADER_OBJ) $(UI_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -Iui -o $@ $^ -lncursesw $(LDLIBS)
 
 build/tests/programs/%: tests/programs/%.c
 	@mkdir -p $(@D)

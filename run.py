@@ -7,6 +7,8 @@
     python3 run.py device                  this GPU and its copy bandwidth
     python3 run.py record LAB              write the last bench table into
                                            the READMEs
+    python3 run.py show [FILE]             replay a saved run in the dashboard
+    python3 run.py                         the workshop: the dashboard
     python3 run.py setup                   check/install system packages
 
 Every command builds what is missing first (make) and installs missing system
@@ -21,6 +23,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 GRADER = os.path.join(ROOT, "build", "cudalab-grader")
+UI = os.path.join(ROOT, "build", "cudalab-ui")
 
 # (Debian package, a header it provides): what the C code needs to build.
 PACKAGES = [
@@ -251,6 +254,38 @@ def lab_names():
         return []
 
 
+def use_dashboard(args):
+    """The dashboard when a person is watching: a terminal, and no --plain
+    or --json."""
+    return (sys.stdout.isatty() and sys.stdin.isatty()
+            and not getattr(args, "plain", False)
+            and not getattr(args, "json", False)
+            and os.environ.get("TERM", "dumb") != "dumb"
+            and os.path.exists(UI))
+
+
+def labs_file():
+    """`list --json` saved in the state folder, for the dashboard."""
+    os.makedirs(state_dir(), exist_ok=True)
+    path = os.path.join(state_dir(), "labs.json")
+    with open(path, "w") as f:
+        subprocess.call([GRADER, "--root", ROOT, "list", "--json"], stdout=f)
+    return path
+
+
+def dashboard(command, labs, step=None, flags=()):
+    ui = [UI, "--grader", GRADER, "--root", ROOT, "--labs", labs_file(),
+          "--history", os.path.join(state_dir(), "history.jsonl")]
+    for lab in labs:
+        ui += ["--lab", lab]
+    if step:
+        ui += ["--step", step]
+    if command == "bench":
+        ui.append("--bench")
+    env = dict(os.environ, CUDALAB_COMMIT=commit_id())
+    return subprocess.call(ui + ["--"] + list(flags), env=env)
+
+
 def grade_labs(command, args):
     rc = build()
     if rc:
@@ -265,6 +300,12 @@ def grade_labs(command, args):
         value = getattr(args, name, None)
         if value is not None:
             flags += ["--" + name.replace("_", "-"), str(value)]
+    if use_dashboard(args):
+        dash_flags = [f for f in flags]
+        if "--step" in dash_flags:
+            i = dash_flags.index("--step")
+            del dash_flags[i:i + 2]
+        return dashboard(command, labs, args.step, dash_flags)
     if args.json:
         flags.append("--json")
     if args.verbose:
@@ -277,6 +318,50 @@ def grade_labs(command, args):
         if rank.get(rc, 4) > rank.get(worst, 4) or rc not in rank:
             worst = rc
     return worst
+
+
+def workshop(parser):
+    """`python3 run.py`: the dashboard on the first lab not yet passed."""
+    rc = build()
+    if rc:
+        return rc
+    import json
+    out = subprocess.run([GRADER, "--root", ROOT, "list", "--json"],
+                         stdout=subprocess.PIPE, text=True).stdout
+    labs = json.loads(out or "[]")
+    if not labs:
+        print("cudalab: no labs found in %s/labs" % ROOT, file=sys.stderr)
+        return 4
+    todo = [lab for lab in labs if lab["passed"] < lab["steps"]] or labs
+    if not use_dashboard(None):
+        grader("list")
+        print("\nnext: python3 run.py test %s   (in a terminal, `python3 "
+              "run.py` opens the dashboard)" % todo[0]["name"])
+        return 0
+    return dashboard("test", [todo[0]["name"]])
+
+
+def show(args):
+    rc = build()
+    if rc:
+        return rc
+    path = args.file
+    if not path:
+        runs = os.path.join(state_dir(), "runs")
+        logs = [os.path.join(runs, f) for f in os.listdir(runs)] \
+            if os.path.isdir(runs) else []
+        if not logs:
+            print("cudalab: no saved run yet: run `python3 run.py test LAB` "
+                  "first", file=sys.stderr)
+            return 2
+        path = max(logs, key=os.path.getmtime)
+    if not os.path.exists(path):
+        print("cudalab: no such run log: %s" % path, file=sys.stderr)
+        return 2
+    ui = [UI, "--replay", path, "--labs", labs_file()]
+    if not use_dashboard(None):
+        ui += ["--dump", args.size.replace("X", "x")]
+    return subprocess.call(ui)
 
 
 def main(argv=None):
@@ -330,14 +415,24 @@ def main(argv=None):
                                    "install them when run as root")
     p.add_argument("--quiet", action="store_true")
 
+    p = sub.add_parser("show", help="replay a saved run in the dashboard",
+                       description="replay a saved run (default: the most "
+                                   "recent one in .cudalab/runs/) in the "
+                                   "dashboard; without a terminal, print "
+                                   "its final screen")
+    p.add_argument("file", nargs="?", help="a run log (JSON lines)")
+    p.add_argument("--size", default="30x100",
+                   help="ROWSxCOLS of the printed screen without a terminal")
+
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 2
+        return workshop(parser)
     if args.command == "setup":
         return setup(args.quiet)
     if args.command == "record":
         return record(args)
+    if args.command == "show":
+        return show(args)
     if args.command in ("test", "bench"):
         return grade_labs(args.command, args)
     rc = build()

@@ -16,7 +16,8 @@
  * ends in _us; bandwidths are GB/s (10^9 bytes/s); percentages are 0..100+.
  *
  *  run_begin  schema(1) lab mode("test"|"bench") started(ISO-8601 UTC)
- *             steps:[{id title file}]  source(dir the student files came from)
+ *             steps:[{id title file hint checks:[{metric op bound}]}]
+ *             source(dir the student files came from)
  *             commit(of the cudalab tree, from CUDALAB_COMMIT; "unknown")
  *  device     available(bool) reason?  name? cc? sm_count? l2_bytes?
  *             mem_bytes? driver? runtime? copy_gbps? copy_method?

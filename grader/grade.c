@@ -179,12 +179,23 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	char started[32];
 	iso_now(started, sizeof(started));
 	json_t *steps_list = json_array();
-	for (size_t i = first; i < first + count; i++)
+	for (size_t i = first; i < first + count; i++) {
+		const struct step_spec *st = &lab.steps[i];
+		json_t *checks = json_array();
+		for (size_t k = 0; k < st->nchecks; k++)
+			json_array_append_new(
+				checks,
+				json_pack("{s:s, s:s, s:f}", "metric",
+					  st->checks[k].metric, "op",
+					  st->checks[k].op == CHECK_AT_LEAST ? ">="
+									      : "<=",
+					  "bound", st->checks[k].bound));
 		json_array_append_new(steps_list,
-				      json_pack("{s:s, s:s, s:s}", "id",
-						lab.steps[i].id, "title",
-						lab.steps[i].title, "file",
-						lab.steps[i].file));
+				      json_pack("{s:s, s:s, s:s, s:s, s:o}", "id",
+						st->id, "title", st->title,
+						"file", st->file, "hint",
+						st->hint, "checks", checks));
+	}
 	const char *commit = getenv("CUDALAB_COMMIT");
 	emit(sink, arg,
 	     json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s}", "event",

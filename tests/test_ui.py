@@ -1,0 +1,349 @@
+"""Dashboard suite: the real cudalab-ui under tmux, fed recorded event
+streams (tests/fixtures/ui/*.jsonl, real runs on an H100 plus a no-GPU run,
+a truncated one and garbage). Asserts on captured screens at 80x24 and
+larger, after a resize, and that the terminal is restored after q, Ctrl-C,
+a dead stream and a crashed grader. Skipped (and counted) without tmux.
+"""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+import harness_util as hu
+
+UI = os.path.join(hu.ROOT, "build", "cudalab-ui")
+FIX = os.path.join(hu.ROOT, "tests", "fixtures", "ui")
+
+
+class Pane:
+    """One tmux session running one command."""
+
+    def __init__(self, command, cols=80, rows=24, env=None):
+        self.name = "cudalab-test-%d" % os.getpid()
+        self.sock = os.path.join(tempfile.gettempdir(), self.name + ".sock")
+        envs = " ".join("%s=%s" % kv for kv in (env or {}).items())
+        shell = "cd %s && export LANG=C.UTF-8 TERM=xterm-256color %s && %s" % (
+            hu.ROOT, envs, command)
+        self.tmux("new-session", "-d", "-s", self.name, "-x", str(cols),
+                  "-y", str(rows), shell)
+
+    def tmux(self, *args):
+        return subprocess.run(["tmux", "-S", self.sock] + list(args),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=20)
+
+    def screen(self, escapes=False):
+        args = ["capture-pane", "-p", "-t", self.name]
+        if escapes:
+            args.insert(2, "-e")
+        return self.tmux(*args).stdout
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", self.name, *keys)
+
+    def wait_for(self, text, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            s = self.screen()
+            if text in s:
+                return s
+            time.sleep(0.1)
+        return self.screen()
+
+    def resize(self, cols, rows):
+        self.tmux("resize-window", "-t", self.name, "-x", str(cols), "-y",
+                  str(rows))
+
+    def close(self):
+        self.tmux("kill-server")
+        try:
+            os.unlink(self.sock)
+        except OSError:
+            pass
+
+
+def replay(name, cols=80, rows=24, after="", env=None):
+    cmd = "%s --replay %s; %s sleep 60" % (UI, os.path.join(FIX, name), after)
+    return Pane(cmd, cols, rows, env)
+
+
+def bar_markers(screen, glyph="┃"):
+    """{step id: (first bar column, marker column)} from a steps screen."""
+    out = {}
+    for line in screen.splitlines():
+        m = re.match(r"^(v\d)\s", line)
+        if m and glyph in line:
+            start = min(i for i, ch in enumerate(line) if ch in "█▏▎▍▌▋▊▉·")
+            out[m.group(1)] = (start, line.index(glyph))
+    return out
+
+
+def passing_run(t):
+    p = replay("pass.jsonl")
+    try:
+        s = p.wait_for("PASS: 5 passed")
+        lines = s.splitlines()
+        t.record("ui: 80x24 replay of a passing run: every step PASS with "
+                 "time, GB/s, % and speedup",
+                 len(lines) == 24 and all("PASS" in l for l in lines[4:9])
+                 and "299.0µs  2693" in s and "91.4%  1.00×" in s
+                 and "PASS: 5 passed, 0 failed" in s, s)
+        t.record("ui: header shows GPU, copy ceiling, SMs, CC, driver",
+                 "NVIDIA H100 80GB HBM3 · copy 2946 GB/s · 132 SMs · CC 9.0"
+                 in s, s)
+        marks = bar_markers(s)
+        ok = set(marks) == {"v1", "v2", "v3", "v4", "v5"}
+        if ok:
+            # thresholds 60, 80, 80, 80, 90 % of copy, on one scale
+            w1 = marks["v1"][1] - marks["v1"][0]
+            w2 = marks["v2"][1] - marks["v2"][0]
+            w5 = marks["v5"][1] - marks["v5"][0]
+            ok = (w1 < w2 < w5 and abs(w1 / w2 - 60 / 80) < 0.1
+                  and marks["v2"][1] == marks["v3"][1] == marks["v4"][1])
+        t.record("ui: the threshold marker sits at each step's threshold "
+                 "(60 < 80 = 80 = 80 < 90)", ok, "%s\n%s" % (marks, s))
+        p.keys("Enter")
+        s = p.wait_for("Checks (measured")
+        t.record("ui: Enter opens the details: checks with measured values, "
+                 "resources, launch, PTX, hint",
+                 "ok   pct_of_copy: 91.43 % of copy, needs >= 60" in s
+                 and "Resources" in s and "Launch at the timed size" in s,
+                 s)
+        p.keys("Escape")
+        s = p.wait_for("PASS: 5 passed")
+        p.keys("j", "j")
+        time.sleep(0.3)
+        s = p.screen()
+        t.record("ui: Esc returns to the steps; j moves the selection",
+                 "PASS: 5 passed" in s and "v3: correct" in s, s)
+        p.keys("?")
+        s = p.wait_for("Keys")
+        t.record("ui: ? shows the keys", "rerun the selected step" in s, s)
+        p.keys("x")
+        s = p.wait_for("PASS: 5 passed")
+        p.keys("r")
+        s = p.wait_for("not available in a replay")
+        t.record("ui: r in a replay says why it cannot rerun",
+                 "rerun is not available in a replay" in s, s)
+    finally:
+        p.close()
+
+
+def details_scroll(t):
+    p = replay("compile_error.jsonl", cols=80, rows=10)
+    try:
+        p.wait_for("COMPILE ERR")
+        p.keys("Enter")
+        s1 = p.wait_for("lines 1-")
+        p.keys("PgDn")
+        time.sleep(0.4)
+        s2 = p.screen()
+        t.record("ui: details longer than the screen scroll with PgDn, to "
+                 "the hint",
+                 "One thread per element" not in s1
+                 and "One thread per element" in s2
+                 and "lines 1-" in s1 and "lines 1-" not in s2,
+                 s1 + "\n---\n" + s2)
+    finally:
+        p.close()
+
+
+def sizes_and_resize(t):
+    p = replay("pass.jsonl", cols=130, rows=40)
+    try:
+        s = p.wait_for("PASS: 5 passed")
+        lines = s.splitlines()
+        t.record("ui: 130x40 uses the room: full titles, wider bars",
+                 len(lines) == 40 and "naive, one element per thread" in s
+                 and "% of copy  (┃ threshold)" in s, s)
+        wide = bar_markers(s)
+        p.resize(80, 24)
+        time.sleep(0.8)
+        s = p.screen()
+        narrow = bar_markers(s)
+        t.record("ui: after a resize to 80x24 it redraws to fit",
+                 len(s.splitlines()) == 24 and "naive, one eleme" in s
+                 and "naive, one element per thread" not in s
+                 and narrow and wide
+                 and narrow["v1"][1] < wide["v1"][1]
+                 and "PASS: 5 passed" in s, s)
+    finally:
+        p.close()
+
+
+def outcomes(t):
+    cases = [
+        ("compile_error.jsonl", ["COMPILE ERR",
+                                 "saxpy_v1.cu:11: identifier \"yy\" is"]),
+        ("wrong_result.jsonl", ["FAIL", "never written", "index 0"]),
+        ("timeout.jsonl", ["TIMEOUT", "was killed"]),
+        ("crash.jsonl", ["CRASH", "illegal memory access"]),
+        ("no_gpu.jsonl", ["no CUDA device", "NOT GRADED", "NOT GRADED: 0 "
+                          "passed"]),
+        ("starters.jsonl", ["TODO", "saxpy_v2.cu", "CUDALAB_TODO()"]),
+    ]
+    for name, want in cases:
+        keys = ["j"] if name == "starters.jsonl" else []
+        p = replay(name)
+        try:
+            p.wait_for(want[0])
+            s = p.wait_for(want[-1] if not keys else want[0])
+            if keys:
+                p.keys(*keys)
+                time.sleep(0.3)
+                s = p.screen()
+            t.record("ui: %s shows %s" % (name, ", ".join(want)),
+                     all(w in s for w in want), s)
+        finally:
+            p.close()
+
+
+def broken_streams(t):
+    p = replay("truncated.jsonl")
+    try:
+        s = p.wait_for("ended before the run finished")
+        t.record("ui: a truncated stream is reported, the step in progress "
+                 "is INCOMPLETE, no crash",
+                 "the event stream ended before the run finished" in s
+                 and "INCOMPLETE" in s, s)
+    finally:
+        p.close()
+    p = replay("garbage.jsonl")
+    try:
+        s = p.wait_for("malformed line")
+        t.record("ui: garbage lines are reported, not fatal",
+                 "ignored a malformed line 1 of the event stream: not JSON"
+                 in s, s)
+    finally:
+        p.close()
+
+
+def stty_after(t, label, start_cmd, keys, env=None, wait_text=None):
+    out = tempfile.mktemp(prefix="cudalab-stty-")
+    p = Pane("%s; echo EXIT=$? > %s.rc; stty -a > %s; sleep 60"
+             % (start_cmd, out, out), env=env)
+    try:
+        if wait_text:
+            p.wait_for(wait_text)
+        else:
+            time.sleep(1.0)
+        p.keys(*keys)
+        end = time.time() + 10
+        while time.time() < end and not os.path.exists(out):
+            time.sleep(0.1)
+        time.sleep(0.3)
+        stty = open(out).read() if os.path.exists(out) else ""
+        rc = open(out + ".rc").read().strip() if os.path.exists(
+            out + ".rc") else "?"
+        s = p.screen()
+        t.record("ui: terminal restored after %s (echo, icanon; %s)"
+                 % (label, rc),
+                 re.search(r"(^|\s)echo(\s|$)", stty) is not None
+                 and re.search(r"(^|\s)icanon(\s|$)", stty) is not None
+                 and "↑↓/jk move" not in s, "stty: %s\nscreen:\n%s"
+                 % (stty[:400], s))
+        return rc
+    finally:
+        p.close()
+        for f in (out, out + ".rc"):
+            if os.path.exists(f):
+                os.unlink(f)
+
+
+def terminal_restored(t):
+    pass_log = os.path.join(FIX, "pass.jsonl")
+    stty_after(t, "q", "%s --replay %s" % (UI, pass_log), ["q"],
+               wait_text="PASS: 5 passed")
+    rc = stty_after(t, "Ctrl-C", "%s --replay %s" % (UI, pass_log), ["C-c"],
+                    wait_text="PASS: 5 passed")
+    t.record("ui: Ctrl-C exits with 130", rc == "EXIT=130", rc)
+    stty_after(t, "the stream dies (then q)",
+               "(head -n 40 %s; sleep 0.5) | %s --replay -" % (pass_log, UI),
+               ["q"], wait_text="ended before the run finished")
+    fake = os.path.join(hu.ROOT, "tests", "programs", "fake_grader.sh")
+    out = tempfile.mktemp(prefix="cudalab-fake-")
+    p = Pane("%s --grader %s --root %s --lab saxpy; echo EXIT=$? > %s; sleep 60"
+             % (UI, fake, hu.ROOT, out),
+             env={"FAKE_EVENTS": pass_log})
+    try:
+        s = p.wait_for("ended before the run finished")
+        t.record("ui: a crashed grader: its last words on screen, still "
+                 "responsive",
+                 "fake grader: segmentation fault" in s, s)
+        p.keys("q")
+        end = time.time() + 5
+        while time.time() < end and not os.path.exists(out):
+            time.sleep(0.1)
+        t.record("ui: quitting after a crashed grader returns its status "
+                 "(139)", os.path.exists(out)
+                 and open(out).read().strip() == "EXIT=139",
+                 open(out).read() if os.path.exists(out) else "no exit")
+    finally:
+        p.close()
+        if os.path.exists(out):
+            os.unlink(out)
+
+
+def colour_and_ascii(t):
+    p = replay("pass.jsonl")
+    try:
+        p.wait_for("PASS: 5 passed")
+        coloured = p.screen(escapes=True)
+    finally:
+        p.close()
+    p = replay("pass.jsonl", env={"NO_COLOR": "1"})
+    try:
+        p.wait_for("PASS: 5 passed")
+        mono = p.screen(escapes=True)
+    finally:
+        p.close()
+    has_colour = re.compile(r"\x1b\[[0-9;]*3[1-6]m|\x1b\[38;5;\d+m")
+    t.record("ui: colours on a colour terminal, none with NO_COLOR",
+             has_colour.search(coloured) is not None
+             and has_colour.search(mono) is None,
+             "coloured has %d colour codes, mono %d" % (
+                 len(has_colour.findall(coloured)),
+                 len(has_colour.findall(mono))))
+    p = Pane("LANG=C LC_ALL=C %s --replay %s; sleep 60"
+             % (UI, os.path.join(FIX, "pass.jsonl")))
+    try:
+        s = p.wait_for("PASS: 5 passed")
+        t.record("ui: ASCII bars and markers where the locale is not UTF-8",
+                 "#" in s and "|" in s and "█" not in s and "┃" not in s, s)
+    finally:
+        p.close()
+
+
+def live_no_gpu(t):
+    state = tempfile.mkdtemp(prefix="cudalab-state-")
+    p = Pane("python3 run.py test saxpy; echo EXIT=$?; sleep 60",
+             env={"CUDALAB_NO_DEVICE": "1", "CUDALAB_STATE": state})
+    try:
+        s = p.wait_for("NOT GRADED: 0 passed", timeout=120)
+        t.record("ui: `run.py test saxpy` in a terminal shows the live "
+                 "dashboard, NOT GRADED without a GPU",
+                 "no CUDA device" in s and "NOT GRADED: 0 passed" in s
+                 and "Labs" in s, s)
+        p.keys("q")
+        s = p.wait_for("EXIT=")
+        t.record("ui: and `run.py test` still exits 3 (not graded)",
+                 "EXIT=3" in s, s)
+    finally:
+        p.close()
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def run(t):
+    if not shutil.which("tmux"):
+        t.skip("ui suite", "tmux is not installed")
+        return
+    passing_run(t)
+    details_scroll(t)
+    sizes_and_resize(t)
+    outcomes(t)
+    broken_streams(t)
+    terminal_restored(t)
+    colour_and_ascii(t)
+    live_no_gpu(t)

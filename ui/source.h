@@ -1,0 +1,39 @@
+/*
+ * source — where the dashboard's events come from: a file (a saved run,
+ * `run.py show`), standard input (a pipe from the grader), or a grader the
+ * dashboard starts itself (so it can rerun a step).
+ *
+ * source_pump() reads what is available without blocking, applies every
+ * complete line to the state (a line that is not an event is reported with
+ * ui_state_bad_line, never fatal), and at end of input reaps a spawned
+ * grader and calls ui_state_stream_closed (with the grader's last words on
+ * stderr when it failed). It returns 1 when the state changed.
+ */
+#ifndef CUDALAB_UI_SOURCE_H
+#define CUDALAB_UI_SOURCE_H
+
+#include <sys/types.h>
+
+#include "state.h"
+#include "strbuf.h"
+
+struct event_source {
+	int fd;        /* -1 when closed */
+	pid_t pid;     /* a spawned grader, or -1 */
+	int err_fd;    /* its stderr (a temporary file), or -1 */
+	struct strbuf pending;
+	long lineno;
+	int exit_status; /* of the grader: -1 until reaped */
+};
+
+/* path "-" is standard input. Returns 0, or -1 with err. */
+int source_open_file(struct event_source *src, const char *path, char *err,
+		     size_t errlen);
+/* Start argv (the grader with --json); its stdout is the stream. */
+int source_spawn(struct event_source *src, const char *const *argv,
+		 char *err, size_t errlen);
+int source_pump(struct event_source *src, struct ui_state *s);
+/* Stop reading; kill a spawned grader that is still running. */
+void source_close(struct event_source *src);
+
+#endif

@@ -1,0 +1,400 @@
+#include "state.h"
+#include "event.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *S(const json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+	return v ? v : "";
+}
+
+static double N(const json_t *o, const char *k)
+{
+	return json_number_value(json_object_get(o, k));
+}
+
+static void copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+#define COPY(dst, src) copy(dst, sizeof(dst), src)
+
+static void step_clear_run(struct ui_step *st)
+{
+	json_t **owned[] = {&st->diagnostics, &st->resources, &st->ptx,
+			    &st->launch,      &st->profile,   &st->checks,
+			    &st->cases,       &st->guards,    &st->errors};
+	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++) {
+		json_decref(*owned[i]);
+		*owned[i] = NULL;
+	}
+	st->phase = PH_QUEUED;
+	st->verdict[0] = st->summary[0] = st->progress[0] = '\0';
+	st->progress_frac = 0;
+	st->has_timing = 0;
+	st->median_us = st->gbps = st->pct_of_copy = st->speedup = 0;
+	st->checks = json_array();
+	st->cases = json_array();
+	st->guards = json_array();
+	st->errors = json_array();
+}
+
+void ui_state_init(struct ui_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->view = VIEW_STEPS;
+}
+
+void ui_state_release(struct ui_state *s)
+{
+	for (int i = 0; i < s->nsteps; i++)
+		step_clear_run(&s->steps[i]);
+	for (int i = 0; i < s->nsteps; i++) {
+		json_decref(s->steps[i].checks);
+		json_decref(s->steps[i].cases);
+		json_decref(s->steps[i].guards);
+		json_decref(s->steps[i].errors);
+	}
+	s->nsteps = 0;
+}
+
+static struct ui_step *find_step(struct ui_state *s, const char *id)
+{
+	for (int i = 0; i < s->nsteps; i++)
+		if (!strcmp(s->steps[i].id, id))
+			return &s->steps[i];
+	return NULL;
+}
+
+static void threshold_from(struct ui_step *st, const json_t *checks)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(checks, i, c)
+	{
+		if (!strcmp(S(c, "metric"), "pct_of_copy") &&
+		    !strcmp(S(c, "op"), ">="))
+			st->threshold_pct = N(c, "bound");
+	}
+}
+
+static void on_run_begin(struct ui_state *s, const json_t *ev)
+{
+	if (strcmp(s->lab, S(ev, "lab"))) {
+		ui_state_release(s);
+		s->selected = 0;
+		s->scroll = 0;
+		s->view = VIEW_STEPS;
+	}
+	COPY(s->lab, S(ev, "lab"));
+	COPY(s->lab_title, S(ev, "title"));
+	COPY(s->mode, S(ev, "mode"));
+	COPY(s->commit, S(ev, "commit"));
+	s->run_active = 1;
+	s->run_ended = 0;
+	s->stream_truncated = 0;
+	s->run_verdict[0] = '\0';
+	s->has_vendor = 0;
+	size_t i;
+	json_t *step;
+	json_array_foreach(json_object_get(ev, "steps"), i, step)
+	{
+		struct ui_step *st = find_step(s, S(step, "id"));
+		if (!st) {
+			if (s->nsteps >= UI_MAX_STEPS)
+				continue;
+			st = &s->steps[s->nsteps++];
+			memset(st, 0, sizeof(*st));
+			COPY(st->id, S(step, "id"));
+			st->threshold_pct = -1;
+		}
+		COPY(st->title, S(step, "title"));
+		COPY(st->file, S(step, "file"));
+		if (*S(step, "hint"))
+			COPY(st->hint, S(step, "hint"));
+		threshold_from(st, json_object_get(step, "checks"));
+		step_clear_run(st);
+	}
+}
+
+static void on_device(struct ui_state *s, const json_t *ev)
+{
+	s->device_known = 1;
+	s->device_available = json_is_true(json_object_get(ev, "available"));
+	COPY(s->device_name, S(ev, "name"));
+	COPY(s->device_reason, S(ev, "reason"));
+	COPY(s->cc, S(ev, "cc"));
+	COPY(s->driver, S(ev, "driver"));
+	COPY(s->runtime, S(ev, "runtime"));
+	COPY(s->copy_method, S(ev, "copy_method"));
+	s->sm_count = (int)N(ev, "sm_count");
+	s->copy_gbps = N(ev, "copy_gbps");
+}
+
+static void keep(json_t **slot, const json_t *v)
+{
+	json_decref(*slot);
+	*slot = json_deep_copy(v);
+}
+
+static void add_history(struct ui_step *st, double gbps)
+{
+	if (st->nhistory == UI_HISTORY) {
+		memmove(st->history, st->history + 1,
+			sizeof(double) * (UI_HISTORY - 1));
+		st->nhistory--;
+	}
+	st->history[st->nhistory++] = gbps;
+}
+
+static void on_step_event(struct ui_state *s, const char *kind,
+			  const json_t *ev)
+{
+	struct ui_step *st = find_step(s, S(ev, "step"));
+	if (!st)
+		return;
+	if (!strcmp(kind, "compile")) {
+		const char *status = S(ev, "status");
+		if (!strcmp(status, "started")) {
+			st->phase = PH_COMPILING;
+		} else {
+			st->phase = PH_COMPILED;
+			keep(&st->diagnostics, json_object_get(ev, "diagnostics"));
+		}
+	} else if (!strcmp(kind, "resources")) {
+		keep(&st->resources, json_object_get(ev, "kernels"));
+	} else if (!strcmp(kind, "ptx")) {
+		keep(&st->ptx, ev);
+	} else if (!strcmp(kind, "step_begin")) {
+		st->phase = PH_RUNNING;
+		COPY(st->progress, "starting");
+	} else if (!strcmp(kind, "progress")) {
+		double done = N(ev, "done"), total = N(ev, "total");
+		snprintf(st->progress, sizeof(st->progress), "%s %d/%d",
+			 !strcmp(S(ev, "phase"), "timing") ? "timing" : "case",
+			 (int)done + 1, (int)total);
+		st->progress_frac = total > 0 ? (done + 1) / total : 0;
+	} else if (!strcmp(kind, "case")) {
+		if (!json_is_true(json_object_get(ev, "ok")))
+			json_array_append(st->cases, (json_t *)ev);
+	} else if (!strcmp(kind, "guard")) {
+		json_array_append(st->guards, (json_t *)ev);
+	} else if (!strcmp(kind, "error")) {
+		json_array_append(st->errors, (json_t *)ev);
+	} else if (!strcmp(kind, "launch")) {
+		keep(&st->launch, ev);
+	} else if (!strcmp(kind, "profile")) {
+		keep(&st->profile, ev);
+	} else if (!strcmp(kind, "check")) {
+		json_array_append(st->checks, (json_t *)ev);
+		if (st->threshold_pct < 0 &&
+		    !strcmp(S(ev, "metric"), "pct_of_copy") &&
+		    !strcmp(S(ev, "op"), ">="))
+			st->threshold_pct = N(ev, "required");
+	} else if (!strcmp(kind, "step_end")) {
+		st->phase = PH_DONE;
+		COPY(st->verdict, S(ev, "verdict"));
+		COPY(st->summary, S(ev, "summary"));
+		if (*S(ev, "hint"))
+			COPY(st->hint, S(ev, "hint"));
+		st->progress[0] = '\0';
+		if (json_is_number(json_object_get(ev, "gbps"))) {
+			st->has_timing = 1;
+			st->median_us = N(ev, "median_us");
+			st->gbps = N(ev, "gbps");
+			st->pct_of_copy = N(ev, "pct_of_copy");
+			st->speedup = N(ev, "speedup_vs_first");
+			add_history(st, st->gbps);
+		}
+	}
+}
+
+void ui_state_apply(struct ui_state *s, const json_t *ev)
+{
+	const char *kind = event_kind(ev);
+	if (!strcmp(kind, "run_begin")) {
+		on_run_begin(s, ev);
+	} else if (!strcmp(kind, "device")) {
+		on_device(s, ev);
+	} else if (!strcmp(kind, "run_end")) {
+		s->run_active = 0;
+		s->run_ended = 1;
+		COPY(s->run_verdict, S(ev, "verdict"));
+		s->passed = (int)N(ev, "passed");
+		s->failed = (int)N(ev, "failed");
+		s->not_graded = (int)N(ev, "not_graded");
+		s->total = (int)N(ev, "total");
+		s->run_seconds = N(ev, "seconds");
+		for (int i = 0; i < s->nlabs; i++)
+			if (!strcmp(s->labs[i].name, s->lab) && s->total == s->labs[i].steps)
+				s->labs[i].passed = s->passed;
+	} else if (!strcmp(kind, "timing") &&
+		   !strcmp(S(ev, "who"), "vendor")) {
+		s->has_vendor = 1;
+		COPY(s->vendor_name, S(ev, "name"));
+		s->vendor_gbps = N(ev, "gbps");
+		s->vendor_pct = N(ev, "pct_of_copy");
+	} else if (*S(ev, "step")) {
+		on_step_event(s, kind, ev);
+	}
+}
+
+void ui_state_bad_line(struct ui_state *s, long lineno, const char *why)
+{
+	if (!s->bad_lines++)
+		snprintf(s->bad_line, sizeof(s->bad_line),
+			 "ignored a malformed line %ld of the event stream: %s",
+			 lineno, why);
+}
+
+void ui_state_stream_closed(struct ui_state *s, const char *why)
+{
+	s->stream_closed = 1;
+	if (s->run_active || !s->run_ended) {
+		s->stream_truncated = 1;
+		s->run_active = 0;
+		snprintf(s->stream_problem, sizeof(s->stream_problem),
+			 "the event stream ended before the run finished%s%s",
+			 why && *why ? ": " : "", why ? why : "");
+		for (int i = 0; i < s->nsteps; i++)
+			if (s->steps[i].phase != PH_DONE &&
+			    s->steps[i].phase != PH_QUEUED) {
+				s->steps[i].phase = PH_DONE;
+				COPY(s->steps[i].verdict, "incomplete");
+				COPY(s->steps[i].summary,
+				     "no result: the run stopped while this step "
+				     "was in progress");
+			}
+	}
+}
+
+void ui_state_set_labs(struct ui_state *s, const json_t *list)
+{
+	s->nlabs = 0;
+	size_t i;
+	json_t *lab;
+	json_array_foreach(list, i, lab)
+	{
+		if (s->nlabs >= UI_MAX_LABS)
+			break;
+		struct ui_lab *l = &s->labs[s->nlabs++];
+		COPY(l->name, S(lab, "name"));
+		COPY(l->title, S(lab, "title"));
+		l->order = (int)N(lab, "order");
+		l->passed = (int)N(lab, "passed");
+		l->steps = (int)N(lab, "steps");
+	}
+}
+
+void ui_state_load_history(struct ui_state *s, const char *path)
+{
+	FILE *f = path ? fopen(path, "r") : NULL;
+	if (!f)
+		return;
+	char line[4096];
+	while (fgets(line, sizeof(line), f)) {
+		json_t *h = json_loads(line, 0, NULL);
+		if (!h)
+			continue;
+		struct ui_step *st = !strcmp(S(h, "lab"), s->lab)
+					     ? find_step(s, S(h, "step"))
+					     : NULL;
+		if (st && json_is_number(json_object_get(h, "gbps")))
+			add_history(st, N(h, "gbps"));
+		json_decref(h);
+	}
+	fclose(f);
+}
+
+const struct ui_step *ui_state_selected(const struct ui_state *s)
+{
+	if (s->selected < 0 || s->selected >= s->nsteps)
+		return NULL;
+	return &s->steps[s->selected];
+}
+
+enum ui_action ui_state_key(struct ui_state *s, int key)
+{
+	s->notice[0] = '\0';
+	if (s->view == VIEW_HELP) {
+		if (key == 'q')
+			return ACT_QUIT;
+		s->view = VIEW_STEPS;
+		return ACT_NONE;
+	}
+	switch (key) {
+	case 'q':
+		return ACT_QUIT;
+	case '?':
+		s->view = VIEW_HELP;
+		return ACT_NONE;
+	case UK_UP:
+	case 'k':
+		if (s->view == VIEW_DETAILS)
+			s->scroll = s->scroll > 0 ? s->scroll - 1 : 0;
+		else if (s->selected > 0)
+			s->selected--;
+		return ACT_NONE;
+	case UK_DOWN:
+	case 'j':
+		if (s->view == VIEW_DETAILS)
+			s->scroll++;
+		else if (s->selected + 1 < s->nsteps)
+			s->selected++;
+		return ACT_NONE;
+	case UK_PGUP:
+		s->scroll = s->scroll > 10 ? s->scroll - 10 : 0;
+		return ACT_NONE;
+	case UK_PGDN:
+		s->scroll += 10;
+		return ACT_NONE;
+	case UK_HOME:
+		s->scroll = 0;
+		if (s->view == VIEW_STEPS)
+			s->selected = 0;
+		return ACT_NONE;
+	case UK_ENTER:
+		if (s->nsteps) {
+			s->view = VIEW_DETAILS;
+			s->scroll = 0;
+		}
+		return ACT_NONE;
+	case UK_BACK:
+	case 27:
+		s->view = VIEW_STEPS;
+		return ACT_NONE;
+	case UK_LEFT:
+	case UK_RIGHT:
+		if (s->view != VIEW_STEPS || s->nlabs < 2)
+			return ACT_NONE;
+		if (!s->can_rerun || s->run_active) {
+			snprintf(s->notice, sizeof(s->notice), "%s",
+				 s->can_rerun ? "a run is in progress: wait for "
+						"it to finish"
+					      : "switching labs is not available "
+						"in a replay");
+			return ACT_NONE;
+		}
+		return key == UK_LEFT ? ACT_PREV_LAB : ACT_NEXT_LAB;
+	case 'r':
+	case 'R':
+		if (!s->can_rerun) {
+			snprintf(s->notice, sizeof(s->notice),
+				 "rerun is not available in a replay");
+			return ACT_NONE;
+		}
+		if (s->run_active) {
+			snprintf(s->notice, sizeof(s->notice),
+				 "a run is in progress: wait for it to finish");
+			return ACT_NONE;
+		}
+		if (key == 'r' && !ui_state_selected(s))
+			return ACT_NONE;
+		return key == 'r' ? ACT_RERUN_STEP : ACT_RERUN_LAB;
+	default:
+		return ACT_NONE;
+	}
+}
