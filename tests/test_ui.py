@@ -286,6 +286,36 @@ def terminal_restored(t):
             os.unlink(out)
 
 
+def rerun_keys(t):
+    fake = os.path.join(hu.ROOT, "tests", "programs", "fake_grader.sh")
+    log = tempfile.mktemp(prefix="cudalab-fakelog-")
+    p = Pane("%s --grader %s --root %s --lab saxpy -- --src /somewhere; "
+             "sleep 60" % (UI, fake, hu.ROOT),
+             env={"FAKE_EVENTS": os.path.join(FIX, "pass.jsonl"),
+                  "FAKE_MODE": "complete", "FAKE_LOG": log})
+    try:
+        p.wait_for("PASS: 5 passed")
+        p.keys("j", "j", "r")
+        time.sleep(1.0)
+        p.wait_for("PASS: 5 passed")
+        p.keys("R")
+        time.sleep(1.0)
+        s = p.wait_for("PASS: 5 passed")
+        calls = open(log).read().splitlines() if os.path.exists(log) else []
+        t.record("ui: live mode runs the grader, r reruns the selected "
+                 "step, R the lab (grader options kept)",
+                 len(calls) == 3
+                 and calls[0] == "--root %s test saxpy --src /somewhere "
+                                 "--json" % hu.ROOT
+                 and "test saxpy --step v3 --src /somewhere --json" in calls[1]
+                 and "--step" not in calls[2] and "PASS: 5 passed" in s,
+                 "calls: %s\n%s" % (calls, s))
+    finally:
+        p.close()
+        if os.path.exists(log):
+            os.unlink(log)
+
+
 def colour_and_ascii(t):
     p = replay("pass.jsonl")
     try:
@@ -345,5 +375,6 @@ def run(t):
     outcomes(t)
     broken_streams(t)
     terminal_restored(t)
+    rerun_keys(t)
     colour_and_ascii(t)
     live_no_gpu(t)

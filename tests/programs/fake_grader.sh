@@ -1,7 +1,15 @@
 #!/bin/sh
-# A grader that dies mid-run: prints the first events of a recorded run,
-# says something on stderr, and kills itself. The dashboard must report it
-# and keep the terminal sane. FAKE_EVENTS names the recording.
+# A stand-in grader for the dashboard's tests. It appends its arguments to
+# $FAKE_LOG (when set), then replays the recording $FAKE_EVENTS:
+#   FAKE_MODE=complete   the whole recording, then exit 0
+#   otherwise            the first events, a last word on stderr, and
+#                        death by SIGSEGV: the dashboard must report it and
+#                        keep the terminal sane
+[ -n "$FAKE_LOG" ] && echo "$*" >> "$FAKE_LOG"
+if [ "$FAKE_MODE" = complete ]; then
+	cat "$FAKE_EVENTS"
+	exit 0
+fi
 head -n 12 "$FAKE_EVENTS"
 echo "fake grader: segmentation fault (simulated)" >&2
 kill -SEGV $$
