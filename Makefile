@@ -68,6 +68,7 @@ setup:
 	@$(PYTHON) run.py setup --quiet
 
 test: all $(UNIT_BIN) $(FIXTURE_BIN)
+	@$(PYTHON) run.py setup --quiet --for-tests
 	@$(PYTHON) tests/run_tests.py
 
 clean:

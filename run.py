@@ -30,6 +30,11 @@ PACKAGES = [
     ("libjansson-dev", "jansson.h"),
     ("libncurses-dev", "ncurses.h"),
 ]
+# (Debian package, a program it provides): what `make test` needs besides
+# (the dashboard's tests drive the real program under tmux).
+TEST_PACKAGES = [
+    ("tmux", "tmux"),
+]
 
 
 def include_dirs():
@@ -43,10 +48,15 @@ def include_dirs():
     return dirs + ["/usr/local/include", "/usr/include"]
 
 
-def missing_packages():
+def missing_packages(for_tests=False):
     dirs = include_dirs()
-    return [pkg for pkg, header in PACKAGES
-            if not any(os.path.exists(os.path.join(d, header)) for d in dirs)]
+    missing = [pkg for pkg, header in PACKAGES
+               if not any(os.path.exists(os.path.join(d, header))
+                          for d in dirs)]
+    if for_tests:
+        missing += [pkg for pkg, program in TEST_PACKAGES
+                    if not shutil.which(program)]
+    return missing
 
 
 def is_root():
@@ -55,14 +65,14 @@ def is_root():
     return os.geteuid() == 0
 
 
-def setup(quiet=False):
+def setup(quiet=False, for_tests=False):
     """Make sure the toolchain and packages are there. Returns an exit code."""
     if not shutil.which("nvcc"):
         print("cudalab: nvcc not found on PATH: install the CUDA Toolkit and "
               "add its bin/ folder to PATH (e.g. export "
               "PATH=/usr/local/cuda/bin:$PATH)", file=sys.stderr)
         return 1
-    missing = missing_packages()
+    missing = missing_packages(for_tests)
     if not missing:
         if not quiet:
             print("cudalab: set-up complete (nvcc, %s)"
@@ -82,7 +92,7 @@ def setup(quiet=False):
         subprocess.call(["apt-get", "update", "-qq"], env=env)
         rc = subprocess.call(["apt-get", "install", "-y", "-qq"] + missing,
                              env=env, stdout=subprocess.DEVNULL)
-    if rc != 0 or missing_packages():
+    if rc != 0 or missing_packages(for_tests):
         print("cudalab: could not install %s; try: %s"
               % (", ".join(missing), command), file=sys.stderr)
         return 1
@@ -414,6 +424,8 @@ def main(argv=None):
                        description="check nvcc and the system packages; "
                                    "install them when run as root")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--for-tests", action="store_true",
+                   help="also what `make test` needs (tmux)")
 
     p = sub.add_parser("show", help="replay a saved run in the dashboard",
                        description="replay a saved run (default: the most "
@@ -428,7 +440,7 @@ def main(argv=None):
     if args.command is None:
         return workshop(parser)
     if args.command == "setup":
-        return setup(args.quiet)
+        return setup(args.quiet, args.for_tests)
     if args.command == "record":
         return record(args)
     if args.command == "show":

@@ -7,12 +7,13 @@ graded, 4 grader/set-up error).
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 
 import harness_util as hu
 
-RUN = ["python3", os.path.join(hu.ROOT, "run.py")]
+RUN = [sys.executable, os.path.join(hu.ROOT, "run.py")]
 NO_GPU = {"CUDALAB_NO_DEVICE": "1"}
 
 
@@ -209,6 +210,12 @@ def setup_messages(t):
     rc, out, err = hu.run(RUN + ["test", "saxpy"], env=env)
     t.record("cli: `run.py test` stops at set-up with the same command",
              rc == 1 and "apt-get install -y" in err, err)
+    rc, out, err = hu.run(RUN + ["setup", "--for-tests"],
+                          env={"CUDALAB_PRETEND_USER": "1",
+                               "PATH": "/nonexistent:" + os.path.dirname(
+                                   shutil.which("nvcc") or "/usr/bin")})
+    t.record("cli: `setup --for-tests` also asks for tmux when it is missing",
+             rc == 1 and "sudo apt-get install -y tmux" in err, err)
     path_without_nvcc = "/usr/bin:/bin"
     rc, out, err = hu.run(["/usr/bin/env", "PATH=" + path_without_nvcc,
                            "python3"] + RUN[1:] + ["setup"])
