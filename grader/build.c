@@ -14,6 +14,36 @@
 
 #define CXX_STD "-std=c++17"
 
+/* The flags every compile of a lab shares. */
+struct lab_flags {
+	char arch[64];
+	char inc_common[PATH_MAX + 3];
+	char inc_lab[PATH_MAX + 3];
+};
+
+static void lab_flags(const struct build_env *env,
+		      const struct lab_manifest *lab, struct lab_flags *f)
+{
+	snprintf(f->arch, sizeof(f->arch), "-arch=%s", env->arch);
+	snprintf(f->inc_common, sizeof(f->inc_common), "-I%s/common",
+		 env->root);
+	snprintf(f->inc_lab, sizeof(f->inc_lab), "-I%s", lab->dir);
+}
+
+/* The runtime objects every step and vendor program links. */
+struct runtime_objects {
+	char rt[PATH_MAX * 2], stats[PATH_MAX * 2], event[PATH_MAX * 2],
+		lab[PATH_MAX * 2];
+};
+
+static void runtime_objects(const char *objdir, struct runtime_objects *o)
+{
+	snprintf(o->rt, sizeof(o->rt), "%s/harness_rt.o", objdir);
+	snprintf(o->stats, sizeof(o->stats), "%s/stats.o", objdir);
+	snprintf(o->event, sizeof(o->event), "%s/event.o", objdir);
+	snprintf(o->lab, sizeof(o->lab), "%s/lab_harness.o", objdir);
+}
+
 static int mkdirs(const char *path)
 {
 	char tmp[PATH_MAX];
@@ -170,10 +200,8 @@ static int build_harness_objects(const struct build_env *env,
 			 strerror(errno));
 		return -1;
 	}
-	char archflag[64], inc_common[PATH_MAX + 3], inc_lab[PATH_MAX + 3];
-	snprintf(archflag, sizeof(archflag), "-arch=%s", env->arch);
-	snprintf(inc_common, sizeof(inc_common), "-I%s/common", env->root);
-	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab->dir);
+	struct lab_flags fl;
+	lab_flags(env, lab, &fl);
 	struct {
 		const char *src;
 		const char *obj;
@@ -193,8 +221,8 @@ static int build_harness_objects(const struct build_env *env,
 				 lab->harness);
 		snprintf(obj, sizeof(obj), "%s/%s", tmp, parts[i].obj);
 		snprintf(log, sizeof(log), "%s/%s.log", tmp, parts[i].obj);
-		const char *argv[] = {env->nvcc, archflag, CXX_STD, "-O3",
-				      "-lineinfo", inc_common, inc_lab,
+		const char *argv[] = {env->nvcc, fl.arch, CXX_STD, "-O3",
+				      "-lineinfo", fl.inc_common, fl.inc_lab,
 				      "-Xcompiler=-Wall,-Wextra", "-c", src,
 				      "-o", obj, NULL};
 		struct strbuf out = STRBUF_INIT;
@@ -279,10 +307,10 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	hash_init(&base);
 	hash_harness(&base, env, lab);
 
-	char archflag[64], inc_common[PATH_MAX + 3], inc_lab[PATH_MAX + 3];
-	snprintf(archflag, sizeof(archflag), "-arch=%s", env->arch);
-	snprintf(inc_common, sizeof(inc_common), "-I%s/common", env->root);
-	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab->dir);
+	struct lab_flags fl;
+	lab_flags(env, lab, &fl);
+	struct runtime_objects ro;
+	runtime_objects(objdir, &ro);
 	char launcher[64];
 	launcher_name(lab, launcher, sizeof(launcher));
 
@@ -337,12 +365,12 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		const char **a = argvs[i];
 		int k = 0;
 		a[k++] = env->nvcc;
-		a[k++] = archflag;
+		a[k++] = fl.arch;
 		a[k++] = CXX_STD;
 		a[k++] = "-O3";
 		a[k++] = "-lineinfo";
-		a[k++] = inc_common;
-		a[k++] = inc_lab;
+		a[k++] = fl.inc_common;
+		a[k++] = fl.inc_lab;
 		a[k++] = "-Xptxas";
 		a[k++] = "-v";
 		a[k++] = "--keep";
@@ -384,19 +412,13 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 			strbuf_addf(&b->log, "error: the compiler timed out "
 					     "after %.0f s\n",
 				    env->compile_limit_s);
-		char exe_tmp[PATH_MAX * 2], o_rt[PATH_MAX * 2],
-			o_st[PATH_MAX * 2], o_ev[PATH_MAX * 2],
-			o_lab[PATH_MAX * 2], link_log[PATH_MAX * 2];
+		char exe_tmp[PATH_MAX * 2], link_log[PATH_MAX * 2];
 		snprintf(exe_tmp, sizeof(exe_tmp), "%s/step", tmp[i]);
-		snprintf(o_rt, sizeof(o_rt), "%s/harness_rt.o", objdir);
-		snprintf(o_st, sizeof(o_st), "%s/stats.o", objdir);
-		snprintf(o_ev, sizeof(o_ev), "%s/event.o", objdir);
-		snprintf(o_lab, sizeof(o_lab), "%s/lab_harness.o", objdir);
 		snprintf(link_log, sizeof(link_log), "%s/link.log", tmp[i]);
 		if (ok) {
 			const char *argv[] = {
-				env->nvcc, archflag, "-o", exe_tmp, objp[i],
-				o_lab, o_rt, o_st, o_ev,
+				env->nvcc, fl.arch, "-o", exe_tmp, objp[i],
+				ro.lab, ro.rt, ro.stats, ro.event,
 				"-Xlinker=--wrap=__cudaLaunchKernel",
 				"-Xlinker=--wrap=cudaLaunchKernel", "-ljansson",
 				NULL};
@@ -496,14 +518,10 @@ int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
 	if (exists(exe))
 		return 0;
 
-	char archflag[64], inc_common[PATH_MAX + 3], inc_lab[PATH_MAX + 3];
-	snprintf(archflag, sizeof(archflag), "-arch=%s", env->arch);
-	snprintf(inc_common, sizeof(inc_common), "-I%s/common", env->root);
-	snprintf(inc_lab, sizeof(inc_lab), "-I%s", lab->dir);
-	char o_rt[PATH_MAX * 2], o_st[PATH_MAX * 2], o_ev[PATH_MAX * 2];
-	snprintf(o_rt, sizeof(o_rt), "%s/harness_rt.o", objdir);
-	snprintf(o_st, sizeof(o_st), "%s/stats.o", objdir);
-	snprintf(o_ev, sizeof(o_ev), "%s/event.o", objdir);
+	struct lab_flags fl;
+	lab_flags(env, lab, &fl);
+	struct runtime_objects ro;
+	runtime_objects(objdir, &ro);
 	char tmp_exe[PATH_MAX * 2], log[PATH_MAX * 2];
 	snprintf(tmp_exe, sizeof(tmp_exe), "%s.tmp%d", exe, (int)getpid());
 	snprintf(log, sizeof(log), "%s.log", exe);
@@ -511,17 +529,17 @@ int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
 	const char *argv[32];
 	int k = 0;
 	argv[k++] = env->nvcc;
-	argv[k++] = archflag;
+	argv[k++] = fl.arch;
 	argv[k++] = CXX_STD;
 	argv[k++] = "-O3";
-	argv[k++] = inc_common;
-	argv[k++] = inc_lab;
+	argv[k++] = fl.inc_common;
+	argv[k++] = fl.inc_lab;
 	argv[k++] = "-o";
 	argv[k++] = tmp_exe;
 	argv[k++] = src;
-	argv[k++] = o_rt;
-	argv[k++] = o_st;
-	argv[k++] = o_ev;
+	argv[k++] = ro.rt;
+	argv[k++] = ro.stats;
+	argv[k++] = ro.event;
 	argv[k++] = "-Xlinker=--wrap=__cudaLaunchKernel";
 	argv[k++] = "-Xlinker=--wrap=cudaLaunchKernel";
 	argv[k++] = "-ljansson";

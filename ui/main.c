@@ -219,8 +219,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudalab-ui: %s\n", err);
 		return 2;
 	}
-	if (o.dump_rows)
-		return dump(&o, &s, &src);
+	if (o.dump_rows) {
+		int rc = dump(&o, &s, &src);
+		source_close(&src);
+		ui_state_release(&s);
+		return rc;
+	}
 
 	int unicode;
 	if (term_start(!o.no_color && !getenv("NO_COLOR"), &unicode, err,

@@ -22,7 +22,8 @@ static void copy(char *dst, size_t len, const char *src)
 
 #define COPY(dst, src) copy(dst, sizeof(dst), src)
 
-static void step_clear_run(struct ui_step *st)
+/* Drop everything a step owns. */
+static void step_free(struct ui_step *st)
 {
 	json_t **owned[] = {&st->diagnostics, &st->resources, &st->ptx,
 			    &st->launch,      &st->profile,   &st->checks,
@@ -31,6 +32,12 @@ static void step_clear_run(struct ui_step *st)
 		json_decref(*owned[i]);
 		*owned[i] = NULL;
 	}
+}
+
+/* Forget a step's last run (keep its identity, hint, threshold, history). */
+static void step_clear_run(struct ui_step *st)
+{
+	step_free(st);
 	st->phase = PH_QUEUED;
 	st->verdict[0] = st->summary[0] = st->progress[0] = '\0';
 	st->progress_frac = 0;
@@ -51,13 +58,7 @@ void ui_state_init(struct ui_state *s)
 void ui_state_release(struct ui_state *s)
 {
 	for (int i = 0; i < s->nsteps; i++)
-		step_clear_run(&s->steps[i]);
-	for (int i = 0; i < s->nsteps; i++) {
-		json_decref(s->steps[i].checks);
-		json_decref(s->steps[i].cases);
-		json_decref(s->steps[i].guards);
-		json_decref(s->steps[i].errors);
-	}
+		step_free(&s->steps[i]);
 	s->nsteps = 0;
 }
 
