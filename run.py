@@ -146,16 +146,33 @@ MARK_END = "<!-- /cudalab:results -->"
 
 
 def results_table(events):
-    """Markdown for a bench run's event log (a list of events)."""
+    """Markdown for a bench run's event log (a list of events): one row per
+    timed variant of each step (labs like haxpy time every offset), then the
+    vendor library's rows and how the best step compares with it."""
     begin = next(e for e in events if e["event"] == "run_begin")
     device = next(e for e in events if e["event"] == "device")
     ends = [e for e in events if e["event"] == "step_end"]
-    timing = {e["step"]: e for e in events if e["event"] == "timing"}
+    student = [e for e in events if e["event"] == "timing"
+               and e.get("who") != "vendor"]
+    vendor = [e for e in events if e["event"] == "timing"
+              and e.get("who") == "vendor"]
     profile = {e["step"]: e for e in events if e["event"] == "profile"}
     titles = {s["id"]: s["title"] for s in begin["steps"]}
-    n = next((t["n"] for t in timing.values()), 0)
-    moved = next((t["bytes"] for t in timing.values()), 0)
-    reps = next((t for t in timing.values() if t.get("who") == "student"), {})
+    copy_gbps = device.get("copy_gbps") or 0
+    first = student[0] if student else {}
+
+    def pct(t):
+        if isinstance(t.get("pct_of_copy"), (int, float)):
+            return t["pct_of_copy"]
+        return 100 * t["gbps"] / copy_gbps if copy_gbps else None
+
+    def num(v, fmt):
+        return fmt % v if isinstance(v, (int, float)) else "–"
+
+    def cv(t):
+        v = t.get("rounds_cv", t.get("cv"))
+        return v * 100 if isinstance(v, (int, float)) else None
+
     lines = [
         "Measured with `python3 run.py bench %s --src solutions/%s`, recorded "
         "by `python3 run.py record %s`: **%s** (%d SMs, CC %s, driver %s), "
@@ -166,47 +183,55 @@ def results_table(events):
         "round medians."
         % (begin["lab"], begin["lab"], begin["lab"], device.get("name"),
            device.get("sm_count", 0), device.get("cc"), device.get("driver"),
-           begin["started"][:10], begin.get("commit", "unknown"),
-           device.get("copy_gbps", 0), device.get("copy_method"),
-           "{:,}".format(int(n)), moved / 2**20,
-           len(reps.get("rounds", [])) or 1, reps.get("reps", 0)),
+           begin["started"][:10], begin.get("commit", "unknown"), copy_gbps,
+           device.get("copy_method"), "{:,}".format(int(first.get("n", 0))),
+           first.get("bytes", 0) / 2**20, len(first.get("rounds", [])) or 1,
+           first.get("reps", 0)),
         "",
         "| step | | median µs | GB/s | % of copy | vs step 1 | instructions "
         "/ element | registers | CV | verdict |",
         "|---|---|--:|--:|--:|--:|--:|--:|--:|---|",
     ]
-
-    def num(v, fmt):
-        return fmt % v if isinstance(v, (int, float)) else "–"
-
     for e in ends:
-        t = timing.get(e["step"], {})
+        rows = [t for t in student if t.get("step") == e["step"]] or [{}]
         p = profile.get(e["step"], {})
         ipe = p.get("inst_per_element") if p.get("measured") else None
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            e["step"], titles.get(e["step"], "").replace("_", "\\_"),
-            num(e.get("median_us"), "%.1f"), num(e.get("gbps"), "%.0f"),
-            num(e.get("pct_of_copy"), "%.1f%%"),
-            num(e.get("speedup_vs_first"), "%.2f×"), num(ipe, "%.2f"),
-            num(e.get("registers"), "%.0f"),
-            num(t.get("rounds_cv", t.get("cv")) * 100
-                if t.get("rounds_cv", t.get("cv")) is not None else None,
-                "%.2f%%"),
-            e["verdict"]))
-    vendor = next((e for e in events if e["event"] == "timing"
-                   and e.get("who") == "vendor"), None)
-    if vendor:
-        lines.append("| vendor | %s | %.1f | %.0f | %.1f%% | | | | %s | |" % (
-            vendor.get("name"), vendor["median_us"], vendor["gbps"],
-            vendor.get("pct_of_copy", 0),
-            num(vendor.get("rounds_cv", vendor.get("cv", 0)) * 100, "%.2f%%")))
-        best = max((e for e in ends if isinstance(e.get("gbps"), (int, float))),
-                   key=lambda e: e["gbps"], default=None)
+        title = titles.get(e["step"], "").replace("_", "\\_")
+        for k, t in enumerate(rows):
+            label = title + (" · " + t["variant"] if t.get("variant") else "")
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+                         % (e["step"] if k == 0 else "", label,
+                            num(t.get("median_us"), "%.1f"),
+                            num(t.get("gbps"), "%.0f"),
+                            num(pct(t) if t else None, "%.1f%%"),
+                            num(e.get("speedup_vs_first") if k == 0 else None,
+                                "%.2f×"),
+                            num(ipe if k == 0 else None, "%.2f"),
+                            num(e.get("registers") if k == 0 else None, "%.0f"),
+                            num(cv(t) if t else None, "%.2f%%"),
+                            e["verdict"] if k == 0 else ""))
+    for v in vendor:
+        label = v.get("name", "") + (" · " + v["variant"]
+                                     if v.get("variant") else "")
+        lines.append("| vendor | %s | %.1f | %.0f | %s | | | | %s | |" % (
+            label, v["median_us"], v["gbps"], num(pct(v), "%.1f%%"),
+            num(cv(v), "%.2f%%")))
+    notes = []
+    for v in vendor:
+        same = [t for t in student if t.get("variant") == v.get("variant")]
+        best = max(same, key=lambda t: t["gbps"], default=None)
         if best:
-            lines += ["", "Best step: %s at %.1f%% of copy bandwidth, "
-                          "%.3f× %s's bandwidth." % (
-                              best["step"], best["pct_of_copy"],
-                              best["gbps"] / vendor["gbps"], vendor["name"])]
+            notes.append("Best step%s: %s at %.1f%% of copy bandwidth, "
+                         "%.3f× %s's bandwidth." % (
+                             " at " + v["variant"] if v.get("variant") else "",
+                             best["step"], pct(best), best["gbps"] / v["gbps"],
+                             v.get("name")))
+    if len({t.get("variant") for t in student}) > 1:
+        worst = min(student, key=lambda t: t["gbps"])
+        notes.append("Slowest variant: %s %s at %.1f%% of copy bandwidth."
+                     % (worst["step"], worst.get("variant"), pct(worst)))
+    if notes:
+        lines += [""] + notes
     no_profile = [p for p in profile.values() if not p.get("measured")]
     if no_profile:
         lines += ["", "Instructions per element not measured: %s."

@@ -37,8 +37,11 @@
  *  launch     step kernel? grid:[x y z] block:[x y z] shared_bytes
  *             default_stream(bool) launches blocks_per_sm waves
  *             elements_per_thread  (the student's launches for the timed n)
- *  timing     step who("student"|"vendor") name? n bytes reps median_us
- *             min_us max_us cv gbps pct_of_copy? rounds?:[median_us...]
+ *  timing     step who("student"|"vendor") name? variant? n bytes reps
+ *             median_us min_us max_us cv gbps pct_of_copy?
+ *             rounds?:[median_us...] rounds_cv?  (a lab timing several
+ *             variants, e.g. "offset 3", sends one each; the first is the
+ *             step's figure)
  *  profile    step tool("ncu") measured(bool) reason? warp_instructions?
  *             kernels? inst_per_element?   (bench: hardware counters)
  *  todo       step file line   (the step still calls CUDALAB_TODO())

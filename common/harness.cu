@@ -663,6 +663,13 @@ struct hx_timing hx_time_calls(hx_call_fn fn, void *ctx, const char *what)
 void hx_timing_report(const char *who, const char *name, double n,
 		      double bytes, const struct hx_timing *t)
 {
+	hx_timing_report_variant(who, name, NULL, n, bytes, t);
+}
+
+void hx_timing_report_variant(const char *who, const char *name,
+			      const char *variant, double n, double bytes,
+			      const struct hx_timing *t)
+{
 	json_t *ev = json_pack(
 		"{s:s, s:s, s:f, s:f, s:i, s:f, s:f, s:f, s:f, s:f}", "event",
 		"timing", "who", who, "n", n, "bytes", bytes, "reps", t->reps,
@@ -671,6 +678,8 @@ void hx_timing_report(const char *who, const char *name, double n,
 		t->us.median > 0 ? bytes / (t->us.median * 1e3) : 0.0);
 	if (name)
 		json_object_set_new(ev, "name", json_string(name));
+	if (variant)
+		json_object_set_new(ev, "variant", json_string(variant));
 	if (t->rounds > 1) {
 		json_t *rounds = json_array();
 		int nr = t->rounds < 16 ? t->rounds : 16;

@@ -211,6 +211,14 @@ struct hx_timing hx_time_calls(hx_call_fn fn, void *ctx, const char *what);
  */
 void hx_timing_report(const char *who, const char *name, double n,
 		      double bytes, const struct hx_timing *t);
+/*
+ * The same for one variant of the timed call (e.g. "offset 3"): a lab that
+ * times several variants reports each; the first is the step's headline
+ * figure and the grader also keeps the worst (metric pct_of_copy_worst).
+ */
+void hx_timing_report_variant(const char *who, const char *name,
+			      const char *variant, double n, double bytes,
+			      const struct hx_timing *t);
 
 /*
  * The element count for timing a streaming kernel that moves

@@ -5,6 +5,8 @@
 static const struct metric_info metrics[] = {
 	{"pct_of_copy", "% of copy", "timing",
 	 "bandwidth as a percentage of this GPU's measured copy bandwidth"},
+	{"pct_of_copy_worst", "% of copy", "timing",
+	 "the lowest pct_of_copy over the timed variants (e.g. offsets)"},
 	{"gbps", "GB/s", "timing", "bytes the step must move / median time"},
 	{"median_us", "us", "timing", "median time of one call"},
 	{"speedup_vs_first", "x", "timing",

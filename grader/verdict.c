@@ -54,14 +54,28 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 		if (who && !strcmp(who, "vendor")) {
 			keep_first(&r->vendor_timing, ev);
 		} else {
-			r->timed_n = json_number_value(json_object_get(ev, "n"));
-			json_object_set_new(r->metrics, "gbps", json_real(gbps));
-			json_object_set(r->metrics, "median_us",
-					json_object_get(ev, "median_us"));
-			if (r->copy_gbps > 0)
-				json_object_set_new(
-					r->metrics, "pct_of_copy",
-					json_real(100 * gbps / r->copy_gbps));
+			double pct = r->copy_gbps > 0 ? 100 * gbps / r->copy_gbps
+						       : 0;
+			json_t *worst = json_object_get(r->metrics,
+							"pct_of_copy_worst");
+			if (r->copy_gbps > 0 &&
+			    (!worst || pct < json_number_value(worst)))
+				json_object_set_new(r->metrics,
+						    "pct_of_copy_worst",
+						    json_real(pct));
+			/* the first timing is the step's headline figure */
+			if (!json_object_get(r->metrics, "median_us")) {
+				r->timed_n = json_number_value(
+					json_object_get(ev, "n"));
+				json_object_set_new(r->metrics, "gbps",
+						    json_real(gbps));
+				json_object_set(r->metrics, "median_us",
+						json_object_get(ev, "median_us"));
+				if (r->copy_gbps > 0)
+					json_object_set_new(r->metrics,
+							    "pct_of_copy",
+							    json_real(pct));
+			}
 		}
 	}
 	if (strcmp(kind, "harness_end"))

@@ -1,12 +1,18 @@
-"""GPU suite: the SAXPY lab on a real device.
+"""GPU suite: the labs on a real device.
 
+saxpy:
 - every reference solution passes its step;
 - the starters pass step 1 and answer "not implemented" for 2-5;
 - the step matrix: the reference of step k-1 submitted as step k fails,
   and fails on the check that step k is about;
-- every planted-bug fixture gets its declared verdict and message;
 - a fully cached `test saxpy` finishes in under 10 s.
+haxpy:
+- the reference passes (every offset correct, fast at every offset);
+- the starter is correct and fails on bandwidth.
+Every lab: every planted-bug fixture in tests/fixtures/LAB/ gets its
+declared verdict and message.
 """
+import json
 import os
 import time
 
@@ -15,7 +21,6 @@ import harness_util as hu
 LAB = "saxpy"
 SOL = os.path.join(hu.ROOT, "solutions", LAB)
 STARTERS = os.path.join(hu.ROOT, "labs", LAB)
-FIXTURES = os.path.join(hu.ROOT, "tests", "fixtures", LAB)
 STEPS = ["v1", "v2", "v3", "v4", "v5"]
 # The check each step exists for: the previous step's solution must fail it.
 DISTINGUISHING = {"v2": "elements_per_thread", "v3": "ptx_nc_loads",
@@ -67,24 +72,31 @@ def step_matrix(t):
                                                  e.get("summary"), failed))
 
 
-def fixtures(t):
-    for name in sorted(os.listdir(FIXTURES)):
+def step_files(lab):
+    with open(os.path.join(hu.ROOT, "labs", lab, "lab.json")) as f:
+        return {s["id"]: s["file"] for s in json.load(f)["steps"]}
+
+
+def fixtures(t, lab):
+    folder = os.path.join(hu.ROOT, "tests", "fixtures", lab)
+    files = step_files(lab)
+    for name in sorted(os.listdir(folder)):
         if not name.endswith(".cu"):
             continue
-        want = hu.fixture_expectations(os.path.join(FIXTURES, name))
+        want = hu.fixture_expectations(os.path.join(folder, name))
         step = want["step"]
         with hu.Scratch() as s:
-            s.put(os.path.join(FIXTURES, name), "saxpy_%s.cu" % step)
+            s.put(os.path.join(folder, name), files[step])
             began = time.time()
-            rc, events, err = hu.grade(["test", LAB, "--step", step, "--src",
-                                        s.path, "--time-limit", "15"])
+            rc, events, err = hu.grade(["test", lab, "--step", step, "--src",
+                                        s.path, "--time-limit", "30"])
             took = time.time() - began
         e = hu.step_ends(events).get(step, {})
         ok = (e.get("verdict") == want["verdict"]
               and want["message"] in e.get("summary", "")
               and rc == 1)
-        t.record("gpu: planted bug %s -> %s '%s'" % (name, want["verdict"],
-                                                     want["message"]),
+        t.record("gpu: %s planted bug %s -> %s '%s'" % (
+            lab, name, want["verdict"], want["message"]),
                  ok, "got %s: %s (rc=%d, %.1f s)\n%s" % (
                      e.get("verdict"), e.get("summary"), rc, took, err[-500:]))
 
@@ -101,9 +113,35 @@ def cached_run_is_fast(t):
              "rc=%d, %d cached" % (rc, len(cached)))
 
 
+def haxpy(t):
+    rc, events, err = hu.grade(["test", "haxpy", "--src",
+                                os.path.join(hu.ROOT, "solutions", "haxpy")])
+    e = hu.step_ends(events).get("haxpy", {})
+    offsets = [x for x in events if x.get("event") == "timing"]
+    t.record("gpu: haxpy solution passes (correct at every offset, fast at "
+             "every offset)",
+             e.get("verdict") == "pass" and len(offsets) == 8,
+             "%s: %s (%d timings)\n%s" % (e.get("verdict"), e.get("summary"),
+                                         len(offsets), err))
+    rc, events, err = hu.grade(["test", "haxpy"])
+    e = hu.step_ends(events).get("haxpy", {})
+    failed = [c["metric"] for c in hu.checks(events, "haxpy")
+              if c.get("status") == "fail"]
+    cases_failed = [c for c in events if c.get("event") == "case"
+                    and not c.get("ok")]
+    t.record("gpu: haxpy starter is correct and fails on bandwidth",
+             e.get("verdict") == "fail" and not cases_failed
+             and "pct_of_copy" in failed
+             and "ptx_max_load_bytes" in failed,
+             "%s: %s (failed checks %s)" % (e.get("verdict"), e.get("summary"),
+                                            failed))
+
+
 def run(t):
     solutions_pass(t)
     starters(t)
     step_matrix(t)
-    fixtures(t)
+    fixtures(t, LAB)
     cached_run_is_fast(t)
+    haxpy(t)
+    fixtures(t, "haxpy")
