@@ -332,12 +332,14 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		struct content_hash h = base;
 		hash_str(&h, b->step->file);
 		if (hash_file(&h, b->source) < 0) {
+			char why[PATH_MAX + 64];
+			snprintf(why, sizeof(why), "cannot read %s: the step's "
+				 "file is missing or unreadable", b->source);
 			b->ok = 0;
 			b->diagnostics = json_pack(
 				"[{s:s, s:i, s:i, s:s, s:s}]", "file",
 				b->source, "line", 0, "column", 0, "severity",
-				"error", "message",
-				"the step's file is missing or unreadable");
+				"error", "message", why);
 			b->resources = json_array();
 			b->ptx = json_object();
 			strbuf_addf(&b->log, "cannot read %s\n", b->source);

@@ -106,6 +106,19 @@ static json_t *parse_line(const char *line, const char *launcher)
 	return NULL;
 }
 
+/* The linker names one missing symbol once per call site: keep one. */
+static int already_listed(const json_t *list, const json_t *d)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(list, i, x)
+	{
+		if (json_equal(x, (json_t *)d))
+			return 1;
+	}
+	return 0;
+}
+
 json_t *compiler_diagnostics(const char *output, const char *launcher)
 {
 	json_t *out = json_array();
@@ -114,7 +127,9 @@ json_t *compiler_diagnostics(const char *output, const char *launcher)
 		size_t len = strcspn(p, "\n");
 		char *line = strndup(p, len);
 		json_t *d = line ? parse_line(line, launcher) : NULL;
-		if (d)
+		if (d && already_listed(out, d))
+			json_decref(d);
+		else if (d)
 			json_array_append_new(out, d);
 		free(line);
 		p += len + (p[len] == '\n');

@@ -8,7 +8,8 @@
  * `saxpy'"); a missing launcher is explained in the lab's terms when
  * `launcher` (e.g. "saxpy") is given. Lines it does not recognise are not
  * diagnostics (they stay in the raw log). Notes and "In file included from"
- * lines are dropped. Returns a new array (caller owns it).
+ * lines are dropped, and so are exact repeats (the linker names a missing
+ * symbol once per call site). Returns a new array (caller owns it).
  *
  * compiler_resources() reads the -Xptxas -v report into an array of
  * {name, registers, spill_store_bytes, spill_load_bytes, shared_bytes,

@@ -18,6 +18,7 @@ void report_init(struct report *r, FILE *out, int color, int verbose)
 	r->verbose = verbose;
 	r->log = json_array();
 	r->timings = json_object();
+	r->details = json_array();
 }
 
 void report_release(struct report *r)
@@ -26,6 +27,7 @@ void report_release(struct report *r)
 	json_decref(r->device);
 	json_decref(r->vendor);
 	json_decref(r->timings);
+	json_decref(r->details);
 }
 
 static void remember(struct report *r, json_t *ev)
@@ -38,9 +40,12 @@ static void remember(struct report *r, json_t *ev)
 	} else if (!strcmp(k, "timing")) {
 		const char *who = json_string_value(json_object_get(ev, "who"));
 		if (who && !strcmp(who, "vendor")) {
-			json_decref(r->vendor);
-			r->vendor = json_incref(ev);
-		} else {
+			if (!r->vendor)
+				r->vendor = json_array();
+			json_array_append(r->vendor, ev);
+		} else if (!json_object_get(
+				   r->timings,
+				   json_string_value(json_object_get(ev, "step")))) {
 			json_object_set(r->timings,
 					json_string_value(json_object_get(ev, "step")),
 					ev);
@@ -136,6 +141,23 @@ static void print_case(struct report *r, json_t *ev)
 		r->lab, S(ev, "step"), S(ev, "seed"));
 }
 
+static void print_detail(struct report *r, json_t *ev)
+{
+	const char *k = event_kind(ev);
+	if (!strcmp(k, "case")) {
+		print_case(r, ev);
+	} else if (!strcmp(k, "guard")) {
+		fprintf(r->out, "  %sout of bounds%s: %s\n", col(r, C_RED),
+			col(r, C_RESET), S(ev, "message"));
+	} else if (!strcmp(k, "check")) {
+		const char *st = S(ev, "status");
+		int pass = !strcmp(st, "pass");
+		fprintf(r->out, "  %s%s%s %s\n", col(r, pass ? C_GREEN : C_RED),
+			pass ? "ok  " : !strcmp(st, "fail") ? "FAIL" : "n/m ",
+			col(r, C_RESET), S(ev, "message"));
+	}
+}
+
 static void print_step_end(struct report *r, json_t *ev)
 {
 	const char *v = S(ev, "verdict");
@@ -153,6 +175,10 @@ static void print_step_end(struct report *r, json_t *ev)
 	if (json_is_number(json_object_get(ev, "speedup_vs_first")))
 		fprintf(r->out, "  %.2fx vs step 1", N(ev, "speedup_vs_first"));
 	fprintf(r->out, "\n");
+	size_t i;
+	json_t *d;
+	json_array_foreach(r->details, i, d) print_detail(r, d);
+	json_array_clear(r->details);
 	if (!pass)
 		fprintf(r->out, "  %s\n", S(ev, "summary"));
 	if (!pass && !ng && *S(ev, "hint"))
@@ -176,37 +202,41 @@ void report_text(void *arg, json_t *ev)
 	} else if (!strcmp(k, "compile")) {
 		print_compile(r, ev);
 	} else if (!strcmp(k, "step_begin")) {
-		fprintf(o, "\n%s%-4s%s %-38s ", col(r, C_BOLD), S(ev, "step"),
+		json_array_clear(r->details);
+		fprintf(o, "\n%s%-5s%s %-38s ", col(r, C_BOLD), S(ev, "step"),
 			col(r, C_RESET), S(ev, "title"));
 		fflush(o);
-	} else if (!strcmp(k, "case")) {
-		if (!json_is_true(json_object_get(ev, "ok")))
-			fprintf(o, "\n");
-		print_case(r, ev);
-	} else if (!strcmp(k, "guard")) {
-		fprintf(o, "\n  %sout of bounds%s: %s\n", col(r, C_RED),
-			col(r, C_RESET), S(ev, "message"));
-	} else if (!strcmp(k, "check")) {
-		const char *st = S(ev, "status");
-		if (strcmp(st, "pass") || r->verbose)
-			fprintf(o, "\n  %s%s%s %s", col(r, strcmp(st, "pass") ? C_RED : C_GREEN),
-				!strcmp(st, "pass") ? "ok  " : !strcmp(st, "fail") ? "FAIL" : "n/m ",
-				col(r, C_RESET), S(ev, "message"));
+	} else if (!strcmp(k, "case") || !strcmp(k, "guard") ||
+		   !strcmp(k, "check")) {
+		int shown = !strcmp(k, "guard") ||
+			    (!strcmp(k, "case") &&
+			     !json_is_true(json_object_get(ev, "ok"))) ||
+			    (!strcmp(k, "check") &&
+			     (strcmp(S(ev, "status"), "pass") || r->verbose));
+		if (shown)
+			json_array_append(r->details, ev);
 	} else if (!strcmp(k, "step_end")) {
 		print_step_end(r, ev);
 	} else if (!strcmp(k, "error") && !strcmp(S(ev, "step"), "vendor")) {
 		fprintf(o, "\nvendor comparison failed: %s\n", S(ev, "message"));
 	} else if (!strcmp(k, "run_end")) {
-		if (r->vendor) {
-			fprintf(o, "\nvendor %-32s %9.1f us  %6.0f GB/s  %5.1f%% of copy\n",
-				S(r->vendor, "name"), N(r->vendor, "median_us"),
-				N(r->vendor, "gbps"), N(r->vendor, "pct_of_copy"));
+		size_t i;
+		json_t *vt;
+		json_array_foreach(r->vendor, i, vt)
+		{
+			json_t *v = vt;
+			fprintf(o, "\nvendor %s%s%s: %.1f us  %.0f GB/s  %.1f%% of copy\n",
+				S(v, "name"), *S(v, "variant") ? " · " : "",
+				S(v, "variant"), N(v, "median_us"), N(v, "gbps"),
+				N(v, "pct_of_copy"));
 			const char *key;
 			json_t *t;
 			json_object_foreach(r->timings, key, t)
 			{
-				double ratio = N(t, "gbps") / N(r->vendor, "gbps");
-				fprintf(o, "  %-4s %.3fx the vendor's bandwidth%s\n",
+				if (strcmp(S(t, "variant"), S(v, "variant")))
+					continue;
+				double ratio = N(t, "gbps") / N(v, "gbps");
+				fprintf(o, "  %-5s %.3fx the vendor's bandwidth%s\n",
 					key, ratio,
 					ratio > 1 ? " — faster than the library" : "");
 			}

@@ -15,6 +15,7 @@ import harness_util as hu
 
 RUN = [sys.executable, os.path.join(hu.ROOT, "run.py")]
 NO_GPU = {"CUDALAB_NO_DEVICE": "1"}
+STEPS = ["v1", "v2", "v3", "v4", "v5"]
 
 
 def help_texts(t):
@@ -79,15 +80,18 @@ def no_gpu_path(t, state):
 
 def every_file_compiles(t, state):
     env = dict(NO_GPU, CUDALAB_STATE=state)
-    for label, src in (("solution", "solutions/saxpy"),
-                       ("starter", "labs/saxpy")):
-        rc, events, err = hu.grade(["test", "saxpy", "--src",
+    for lab, label, src, steps in (
+            ("saxpy", "solution", "solutions/saxpy", STEPS),
+            ("saxpy", "starter", "labs/saxpy", STEPS),
+            ("haxpy", "solution", "solutions/haxpy", ["haxpy"]),
+            ("haxpy", "starter", "labs/haxpy", ["haxpy"])):
+        rc, events, err = hu.grade(["test", lab, "--src",
                                     os.path.join(hu.ROOT, src)], env=env)
         compiled = {e["step"]: e["status"] for e in events
                     if e.get("event") == "compile"
                     and e.get("status") != "started"}
-        for step in ("v1", "v2", "v3", "v4", "v5"):
-            t.record("cli: %s %s compiles" % (label, step),
+        for step in steps:
+            t.record("cli: %s %s %s compiles" % (lab, label, step),
                      compiled.get(step) in ("ok", "cached"),
                      "status %s\n%s" % (compiled.get(step), err))
 
@@ -141,6 +145,16 @@ def compile_errors_without_gpu(t, state):
              rc == 1 and "COMPILE ERROR" in out
              and "saxpy_v1.cu:11: identifier \"yy\" is undefined" in out,
              "rc=%d\n%s" % (rc, out[-1500:]))
+
+
+def missing_step_file(t, state):
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    with hu.Scratch() as s:
+        rc, out, err = hu.run([hu.GRADER, "--root", hu.ROOT, "test", "saxpy",
+                               "--step", "2", "--src", s.path], env=env)
+    t.record("cli: a step file missing from --src is a compile error "
+             "naming the file (exit 1)",
+             rc == 1 and "cannot read %s/saxpy_v2.cu" % s.path in out, out)
 
 
 def build_cache(t, state):
@@ -316,6 +330,7 @@ def run(t):
         json_stream(t, state)
         results_files(t, state)
         compile_errors_without_gpu(t, state)
+        missing_step_file(t, state)
         build_cache(t, state)
         broken_manifest(t)
         setup_messages(t)

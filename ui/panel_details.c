@@ -92,6 +92,13 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 
 	size_t i;
 	json_t *e;
+	if (json_array_size(st->timings) > 1) {
+		add(l, 0, ST_ACCENT, "Timings");
+		json_array_foreach(st->timings, i, e)
+			add(l, 2, ST_NORMAL, "%-10s %8.1f µs  %5.0f GB/s  %5.1f%% of copy",
+			    S(e, "variant"), N(e, "median_us"), N(e, "gbps"),
+			    N(e, "pct_of_copy"));
+	}
 	if (json_array_size(st->checks)) {
 		add(l, 0, ST_ACCENT, "Checks (measured against required)");
 		json_array_foreach(st->checks, i, e)

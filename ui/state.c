@@ -27,7 +27,8 @@ static void step_free(struct ui_step *st)
 {
 	json_t **owned[] = {&st->diagnostics, &st->resources, &st->ptx,
 			    &st->launch,      &st->profile,   &st->checks,
-			    &st->cases,       &st->guards,    &st->errors};
+			    &st->cases,       &st->guards,    &st->errors,
+			    &st->timings};
 	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++) {
 		json_decref(*owned[i]);
 		*owned[i] = NULL;
@@ -47,6 +48,7 @@ static void step_clear_run(struct ui_step *st)
 	st->cases = json_array();
 	st->guards = json_array();
 	st->errors = json_array();
+	st->timings = json_array();
 }
 
 void ui_state_init(struct ui_state *s)
@@ -187,6 +189,8 @@ static void on_step_event(struct ui_state *s, const char *kind,
 		json_array_append(st->errors, (json_t *)ev);
 	} else if (!strcmp(kind, "launch")) {
 		keep(&st->launch, ev);
+	} else if (!strcmp(kind, "timing")) {
+		json_array_append(st->timings, (json_t *)ev);
 	} else if (!strcmp(kind, "profile")) {
 		keep(&st->profile, ev);
 	} else if (!strcmp(kind, "check")) {

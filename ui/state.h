@@ -50,6 +50,7 @@ struct ui_step {
 	json_t *cases;         /* array of failed case events */
 	json_t *guards;        /* array of guard events */
 	json_t *errors;        /* array of error events */
+	json_t *timings;       /* array of the step's timing events */
 	double history[UI_HISTORY]; /* GB/s of past runs, oldest first */
 	int nhistory;
 };

@@ -48,6 +48,15 @@ int main(void)
 	      "counts by severity");
 	json_decref(d);
 
+	d = compiler_diagnostics("a.o: in function `main':\n"
+				 "h.cu:(.text+0x1): undefined reference to `saxpy'\n"
+				 "h.cu:(.text+0x9): undefined reference to `saxpy'\n"
+				 "h.cu:(.text+0xf): undefined reference to `saxpy'\n",
+				 "saxpy");
+	CHECK(json_array_size(d) == 1,
+	      "a symbol missing at three call sites is one diagnostic");
+	json_decref(d);
+
 	d = compiler_diagnostics("h.cu:(.text): undefined reference to `saxpy_v2'\n",
 				 "saxpy");
 	CHECK(strstr(S(json_array_get(d, 0), "message"), "link error") != NULL,

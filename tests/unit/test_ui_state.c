@@ -94,6 +94,11 @@ static void transitions(void)
 	CHECK(!strcmp(s.steps[1].hint, "h2") && s.steps[1].threshold_pct == 80,
 	      "and keeps what the rerun's run_begin does not repeat");
 
+	apply(&s, "{\"event\":\"timing\",\"step\":\"v1\",\"who\":"
+		  "\"student\",\"variant\":\"offset 0\",\"median_us\":1,"
+		  "\"gbps\":1,\"pct_of_copy\":50}");
+	CHECK(json_array_size(s.steps[0].timings) == 1,
+	      "a step's timing events are kept for the details");
 	ui_state_stream_closed(&s, "grader died");
 	CHECK(s.stream_truncated && strstr(s.stream_problem, "grader died"),
 	      "EOF before run_end: truncated, with the reason");

@@ -140,6 +140,25 @@ int main(void)
 		      strstr(s, "not an event") && strstr(s, "PASS"),
 	      "text forged onto the result channel: not a pass (%s)", s);
 
+	/* variants: the first is the headline, the worst is kept */
+	struct step_outcome v;
+	outcome_init(&v, "haxpy", 1000, count_sink, NULL);
+	const char *variants =
+		"{\"event\":\"timing\",\"who\":\"student\",\"variant\":"
+		"\"offset 0\",\"n\":8,\"median_us\":10,\"gbps\":900}\n"
+		"{\"event\":\"timing\",\"who\":\"student\",\"variant\":"
+		"\"offset 1\",\"n\":8,\"median_us\":20,\"gbps\":450}\n"
+		"{\"event\":\"timing\",\"who\":\"student\",\"variant\":"
+		"\"offset 2\",\"n\":8,\"median_us\":12,\"gbps\":800}\n";
+	outcome_feed(&v, variants, strlen(variants));
+	CHECK(json_number_value(json_object_get(v.metrics, "pct_of_copy")) == 90 &&
+		      json_number_value(json_object_get(v.metrics, "median_us")) == 10 &&
+		      json_number_value(json_object_get(v.metrics,
+							"pct_of_copy_worst")) == 45,
+	      "timed variants: the first is the step's figure, the worst is "
+	      "pct_of_copy_worst");
+	outcome_release(&v);
+
 	/* static metrics */
 	struct step_outcome o;
 	outcome_init(&o, "v5", 3000, count_sink, NULL);
