@@ -17,6 +17,8 @@ static const struct metric_info metrics[] = {
 	 "blocks launched / (SMs x blocks that fit on one SM)"},
 	{"grid_blocks", "", "launch", "blocks in the largest launch"},
 	{"block_threads", "", "launch", "threads per block"},
+	{"block_x", "", "launch", "blockDim.x of the largest launch"},
+	{"block_y", "", "launch", "blockDim.y of the largest launch"},
 	{"launches", "", "launch", "kernel launches per call of the launcher"},
 	{"ptx_max_load_bytes", "B", "ptx",
 	 "widest global load in the PTX, in bytes"},
@@ -26,6 +28,8 @@ static const struct metric_info metrics[] = {
 	 "non-coherent (read-only path) global loads in the PTX"},
 	{"inst_per_element", "", "profiler (ncu)",
 	 "instructions executed per element: warp instructions x 32 / n"},
+	{"bank_conflicts_per_element", "", "profiler (ncu)",
+	 "shared-memory bank conflicts (loads + stores) per element"},
 	{"registers", "", "compiler", "registers per thread (largest kernel)"},
 	{"spill_bytes", "B", "compiler", "spill stores + loads (all kernels)"},
 	{"shared_bytes", "B", "compiler", "static shared memory per block"},
@@ -43,4 +47,10 @@ const struct metric_info *metric_find(const char *name)
 const struct metric_info *metric_table(void)
 {
 	return metrics;
+}
+
+int metric_needs_profiler(const char *name)
+{
+	const struct metric_info *m = metric_find(name);
+	return m && !strncmp(m->source, "profiler", 8);
 }

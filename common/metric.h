@@ -23,6 +23,9 @@ struct metric_info {
 /* The entry for name, or NULL when there is none. */
 const struct metric_info *metric_find(const char *name);
 
+/* True when the metric comes from hardware counters (a profiler run). */
+int metric_needs_profiler(const char *name);
+
 /* All entries, terminated by one whose name is NULL. */
 const struct metric_info *metric_table(void);
 

@@ -3,6 +3,7 @@
 #include "device.h"
 #include "event.h"
 #include "manifest.h"
+#include "metric.h"
 #include "profiler.h"
 #include "metric.h"
 #include "runner.h"
@@ -36,9 +37,16 @@ static void profile_instructions(const char *exe, const char *step,
 		json_object_set_new(ev, "warp_instructions",
 				    json_real(pr.warp_instructions));
 		json_object_set_new(ev, "kernels", json_integer(pr.kernels));
+		double bank = pr.bank_conflicts / r->timed_n;
 		json_object_set_new(ev, "inst_per_element", json_real(per));
+		json_object_set_new(ev, "bank_conflicts",
+				    json_real(pr.bank_conflicts));
+		json_object_set_new(ev, "bank_conflicts_per_element",
+				    json_real(bank));
 		json_object_set_new(r->metrics, "inst_per_element",
 				    json_real(per));
+		json_object_set_new(r->metrics, "bank_conflicts_per_element",
+				    json_real(bank));
 	} else {
 		json_object_set_new(ev, "reason", json_string(pr.reason));
 	}
@@ -305,7 +313,10 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 					r.metrics, "speedup_vs_first",
 					json_real(first_median /
 						  json_number_value(med)));
-			if (o->bench && outcome_ran_clean(&r, &c) && r.timed_n > 0)
+			int counters = o->bench;
+			for (size_t k = 0; k < s->nchecks; k++)
+				counters |= metric_needs_profiler(s->checks[k].metric);
+			if (counters && outcome_ran_clean(&r, &c) && r.timed_n > 0)
 				profile_instructions(b->exe, s->id, limit, &r,
 						     sink, arg);
 			char check_fail[600] = "", unmeasured[300] = "";

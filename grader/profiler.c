@@ -6,6 +6,8 @@
 #include <string.h>
 
 #define METRIC "smsp__inst_executed.sum"
+#define CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared"
+#define METRICS METRIC "," CONFLICTS "_op_ld.sum," CONFLICTS "_op_st.sum"
 
 /* Split one CSV line of ncu's (every field quoted) into at most max fields,
  * in place. Returns the number of fields. */
@@ -39,6 +41,7 @@ int profile_parse_csv(const char *csv, struct profile_result *out)
 	char *copy = strdup(csv);
 	int name_col = -1, value_col = -1, rows = 0;
 	out->warp_instructions = 0;
+	out->bank_conflicts = 0;
 	out->kernels = 0;
 	for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
 		if (line[0] != '"')
@@ -54,7 +57,11 @@ int profile_parse_csv(const char *csv, struct profile_result *out)
 			}
 			continue;
 		}
-		if (value_col < 0 || n <= value_col || strcmp(f[name_col], METRIC))
+		if (value_col < 0 || n <= value_col)
+			continue;
+		int inst = !strcmp(f[name_col], METRIC);
+		int conflicts = !strncmp(f[name_col], CONFLICTS, strlen(CONFLICTS));
+		if (!inst && !conflicts)
 			continue;
 		char digits[64];
 		size_t k = 0;
@@ -62,9 +69,13 @@ int profile_parse_csv(const char *csv, struct profile_result *out)
 			if (*c != ',')
 				digits[k++] = *c;
 		digits[k] = '\0';
-		out->warp_instructions += strtod(digits, NULL);
-		out->kernels++;
-		rows++;
+		if (inst) {
+			out->warp_instructions += strtod(digits, NULL);
+			out->kernels++;
+			rows++;
+		} else {
+			out->bank_conflicts += strtod(digits, NULL);
+		}
 	}
 	free(copy);
 	return rows;
@@ -75,7 +86,7 @@ void profile_step(const char *exe, double time_limit_s,
 {
 	memset(out, 0, sizeof(*out));
 	const char *argv[] = {"ncu", "--clock-control", "none", "--csv",
-			      "--metrics", METRIC, "--kernel-name-base",
+			      "--metrics", METRICS, "--kernel-name-base",
 			      "function", "--kernel-name", "regex:^(?!hx_)",
 			      exe, "--profile", "--result-fd", "3", NULL};
 	struct child c = CHILD_INIT;

@@ -43,6 +43,15 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 				json_object_set_new(r->metrics, *n,
 						    json_real(json_number_value(v)));
 		}
+		json_t *block = json_object_get(ev, "block");
+		if (json_is_array(block)) {
+			json_object_set_new(r->metrics, "block_x",
+					    json_real((double)json_integer_value(
+						    json_array_get(block, 0))));
+			json_object_set_new(r->metrics, "block_y",
+					    json_real((double)json_integer_value(
+						    json_array_get(block, 1))));
+		}
 		if (!json_is_true(json_object_get(ev, "default_stream")))
 			r->off_stream = 1;
 	} else if (!strcmp(kind, "timing")) {
