@@ -84,7 +84,9 @@ def every_file_compiles(t, state):
             ("saxpy", "solution", "solutions/saxpy", STEPS),
             ("saxpy", "starter", "labs/saxpy", STEPS),
             ("haxpy", "solution", "solutions/haxpy", ["haxpy"]),
-            ("haxpy", "starter", "labs/haxpy", ["haxpy"])):
+            ("haxpy", "starter", "labs/haxpy", ["haxpy"]),
+            ("transpose", "solution", "solutions/transpose", STEPS[:4]),
+            ("transpose", "starter", "labs/transpose", STEPS[:4])):
         rc, events, err = hu.grade(["test", lab, "--src",
                                     os.path.join(hu.ROOT, src)], env=env)
         compiled = {e["step"]: e["status"] for e in events
