@@ -77,6 +77,13 @@ int ptx_read_facts(const char *text, struct ptx_facts *out)
 				out->max_store_bytes = b;
 		} else if (oplen >= 8 && strncmp(s, "cp.async", 8) == 0) {
 			out->async_copies++;
+		} else if (oplen > 4 && strncmp(s, "rem.", 4) == 0) {
+			out->rem_ops++;
+		} else if (oplen > 9 && strncmp(s, "shfl.sync", 9) == 0) {
+			out->shuffles++;
+		} else if ((oplen >= 8 && strncmp(s, "bar.sync", 8) == 0) ||
+			   (oplen >= 12 && strncmp(s, "barrier.sync", 12) == 0)) {
+			out->barriers++;
 		}
 	}
 	return 0;
@@ -84,9 +91,11 @@ int ptx_read_facts(const char *text, struct ptx_facts *out)
 
 json_t *ptx_facts_json(const struct ptx_facts *f)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "global_loads",
-			 f->global_loads, "global_stores", f->global_stores,
-			 "max_load_bytes", f->max_load_bytes, "max_store_bytes",
-			 f->max_store_bytes, "nc_loads", f->nc_loads,
-			 "async_copies", f->async_copies);
+	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",
+			 "global_loads", f->global_loads, "global_stores",
+			 f->global_stores, "max_load_bytes", f->max_load_bytes,
+			 "max_store_bytes", f->max_store_bytes, "nc_loads",
+			 f->nc_loads, "async_copies", f->async_copies, "rem_ops",
+			 f->rem_ops, "shuffles", f->shuffles, "barriers",
+			 f->barriers);
 }

@@ -5,7 +5,9 @@
  * counts, not executed ones): ld.global / st.global with their access width
  * in bytes (vector count x element size: ld.global.nc.v4.f32 is 16 bytes),
  * non-coherent loads (ld.global.nc, the read-only path that const
- * __restrict__ enables), and asynchronous copies (cp.async). Returns 0;
+ * __restrict__ enables), asynchronous copies (cp.async), remainders (rem,
+ * the % operator), warp shuffles (shfl.sync) and block barriers (bar.sync,
+ * barrier.sync: __syncthreads). Returns 0;
  * -1 when text is NULL.
  */
 #ifndef CUDALAB_PTX_H
@@ -20,6 +22,9 @@ struct ptx_facts {
 	int max_store_bytes;
 	int nc_loads;
 	int async_copies;
+	int rem_ops;      /* rem.* : the % operator */
+	int shuffles;     /* shfl.sync.* : warp shuffles */
+	int barriers;     /* bar.sync / barrier.sync: __syncthreads() */
 };
 
 int ptx_read_facts(const char *text, struct ptx_facts *out);

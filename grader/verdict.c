@@ -153,7 +153,10 @@ void outcome_add_static(struct step_outcome *o, const json_t *resources,
 		const char *metric, *fact;
 	} from_ptx[] = {{"ptx_max_load_bytes", "max_load_bytes"},
 			{"ptx_max_store_bytes", "max_store_bytes"},
-			{"ptx_nc_loads", "nc_loads"}};
+			{"ptx_nc_loads", "nc_loads"},
+			{"ptx_rem_ops", "rem_ops"},
+			{"ptx_shuffles", "shuffles"},
+			{"ptx_barriers", "barriers"}};
 	for (size_t i = 0; i < sizeof(from_ptx) / sizeof(from_ptx[0]); i++) {
 		json_t *v = json_object_get(ptx, from_ptx[i].fact);
 		if (json_is_integer(v))

@@ -86,7 +86,9 @@ def every_file_compiles(t, state):
             ("haxpy", "solution", "solutions/haxpy", ["haxpy"]),
             ("haxpy", "starter", "labs/haxpy", ["haxpy"]),
             ("transpose", "solution", "solutions/transpose", STEPS[:4]),
-            ("transpose", "starter", "labs/transpose", STEPS[:4])):
+            ("transpose", "starter", "labs/transpose", STEPS[:4]),
+            ("reduction", "solution", "solutions/reduction", STEPS),
+            ("reduction", "starter", "labs/reduction", STEPS)):
         rc, events, err = hu.grade(["test", lab, "--src",
                                     os.path.join(hu.ROOT, src)], env=env)
         compiled = {e["step"]: e["status"] for e in events

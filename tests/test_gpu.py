@@ -181,6 +181,32 @@ def transpose(t):
     step_matrix(t, "transpose", TRANSPOSE_STEPS, TRANSPOSE_DISTINGUISHING)
 
 
+REDUCTION_STEPS = ["v1", "v2", "v3", "v4", "v5"]
+REDUCTION_DISTINGUISHING = {"v2": "ptx_rem_ops",
+                            "v3": "bank_conflicts_per_element",
+                            "v4": "elements_per_thread",
+                            "v5": "ptx_shuffles"}
+
+
+def reduction(t):
+    rc, events, err = hu.grade(["test", "reduction", "--src",
+                                os.path.join(hu.ROOT, "solutions", "reduction")])
+    ends = hu.step_ends(events)
+    for step in REDUCTION_STEPS:
+        e = ends.get(step, {})
+        t.record("gpu: reduction solution %s passes" % step,
+                 e.get("verdict") == "pass",
+                 "%s: %s\n%s" % (e.get("verdict"), e.get("summary"), err))
+    rc, events, err = hu.grade(["test", "reduction"])
+    ends = hu.step_ends(events)
+    t.record("gpu: reduction starters: v1 passes, v2-v5 not implemented",
+             ends.get("v1", {}).get("verdict") == "pass"
+             and all(ends.get(k, {}).get("verdict") == "not_implemented"
+                     for k in REDUCTION_STEPS[1:]),
+             str({k: v.get("verdict") for k, v in ends.items()}))
+    step_matrix(t, "reduction", REDUCTION_STEPS, REDUCTION_DISTINGUISHING)
+
+
 def run(t):
     solutions_pass(t)
     starters(t)
@@ -191,3 +217,5 @@ def run(t):
     fixtures(t, "haxpy")
     transpose(t)
     fixtures(t, "transpose")
+    reduction(t)
+    fixtures(t, "reduction")

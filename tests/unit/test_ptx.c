@@ -36,6 +36,13 @@ int main(void)
 	ptx_read_facts(bf16, &f);
 	CHECK(f.max_load_bytes == 16 && f.nc_loads == 1,
 	      "cache-hint qualifiers do not hide the width");
+	const char *red = "\trem.u32 \t%r5, %r4, %r3;\n"
+			  "\tbar.sync \t0;\n"
+			  "\tbarrier.sync \t0;\n"
+			  "\tshfl.sync.down.b32 \t%r9|%p2, %r8, 16, 31, -1;\n";
+	ptx_read_facts(red, &f);
+	CHECK(f.rem_ops == 1 && f.barriers == 2 && f.shuffles == 1,
+	      "remainders, barriers and shuffles are counted");
 	CHECK(ptx_read_facts(NULL, &f) == -1 && f.global_loads == 0,
 	      "no PTX: -1 and zero facts");
 	return check_done();
