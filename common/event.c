@@ -4,7 +4,7 @@
 
 static const char *const kinds[] = {
 	"run_begin", "device", "step_begin", "compile", "resources", "ptx",
-	"progress", "profile", "case", "guard", "launch", "timing", "todo", "error",
+	"progress", "profile", "sanitizer", "case", "guard", "launch", "timing", "todo", "error",
 	"harness_end", "check", "step_end", "run_end",
 };
 

@@ -44,6 +44,8 @@
  *             step's figure)
  *  profile    step tool("ncu") measured(bool) reason? warp_instructions?
  *             kernels? inst_per_element?   (bench: hardware counters)
+ *  sanitizer  step tool measured(bool) errors? reason? output?
+ *             (compute-sanitizer on the lab's sanitize case)
  *  todo       step file line   (the step still calls CUDALAB_TODO())
  *  error      step? kind("cuda"|"harness"|"usage") message
  *  harness_end step ok      (the harness reached its end; absent => it died)

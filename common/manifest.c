@@ -172,12 +172,44 @@ static int load_vendor(struct loader *ld, json_t *obj, struct lab_manifest *m)
 	return 0;
 }
 
+static int load_sanitize(struct loader *ld, json_t *obj, struct lab_manifest *m)
+{
+	static const char *const keys[] = {"tools", "case", NULL};
+	static const char *const known[] = {"memcheck", "racecheck",
+					    "synccheck", "initcheck", NULL};
+	if (!json_is_object(obj))
+		return fail(ld, "sanitize", "must be an object");
+	if (only_keys(ld, obj, "sanitize", keys) ||
+	    get_string(ld, obj, "sanitize", "case", 1, &m->sanitize_case))
+		return -1;
+	json_t *tools = json_object_get(obj, "tools");
+	size_t n = json_array_size(tools);
+	if (!json_is_array(tools) || n == 0)
+		return fail(ld, "sanitize.tools", "must be a non-empty array");
+	m->sanitize_tools = calloc(n + 1, sizeof(char *));
+	if (!m->sanitize_tools)
+		return fail(ld, "sanitize.tools", "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const char *t = json_string_value(json_array_get(tools, i));
+		int ok = 0;
+		for (const char *const *k = known; t && *k; k++)
+			ok |= !strcmp(*k, t);
+		if (!ok)
+			return fail(ld, "sanitize.tools", "entry %zu must be one "
+				    "of memcheck, racecheck, synccheck, "
+				    "initcheck", i);
+		m->sanitize_tools[i] = strdup(t);
+	}
+	return 0;
+}
+
 static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 		     struct lab_manifest *m)
 {
 	static const char *const keys[] = {"name", "title", "order",
 					   "interface", "harness", "steps",
-					   "vendor", "time_limit_s", NULL};
+					   "vendor", "time_limit_s", "sanitize",
+					   NULL};
 	if (!json_is_object(root))
 		return fail(ld, "(top level)", "must be a JSON object");
 	if (only_keys(ld, root, "", keys) ||
@@ -211,6 +243,9 @@ static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 
 	json_t *vendor = json_object_get(root, "vendor");
 	if (vendor && load_vendor(ld, vendor, m))
+		return -1;
+	json_t *sanitize = json_object_get(root, "sanitize");
+	if (sanitize && load_sanitize(ld, sanitize, m))
 		return -1;
 
 	json_t *steps = json_object_get(root, "steps");
@@ -281,6 +316,10 @@ void manifest_free(struct lab_manifest *m)
 	for (char **l = m->vendor_libs; l && *l; l++)
 		free(*l);
 	free(m->vendor_libs);
+	for (char **t = m->sanitize_tools; t && *t; t++)
+		free(*t);
+	free(m->sanitize_tools);
+	free(m->sanitize_case);
 	free(m->vendor_source);
 	free(m->vendor_name);
 	free(m->harness);

@@ -13,6 +13,9 @@
  *     "time_limit_s": 60,                    ? wall-clock limit per step run
  *     "vendor": {"source": "vendor.cu",      ? vendor-library comparison
  *                "name": "cuBLAS cublasSaxpy", "libs": ["cublas"]},
+ *     "sanitize": {"tools": ["racecheck"],   ? compute-sanitizer tools run
+ *                  "case": "n=1025 ones"},     on one harness case, for the
+ *                                              metric sanitizer_errors
  *     "steps": [
  *       {"id": "v1", "title": "naive", "file": "saxpy_v1.cu",
  *        "hint": "what to try when this step fails",
@@ -63,6 +66,8 @@ struct lab_manifest {
 	char *vendor_source; /* NULL when the lab has no vendor comparison */
 	char *vendor_name;
 	char **vendor_libs;  /* NULL-terminated */
+	char **sanitize_tools; /* NULL-terminated; NULL when none */
+	char *sanitize_case;
 	struct step_spec *steps;
 	size_t nsteps;
 };

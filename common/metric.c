@@ -34,6 +34,8 @@ static const struct metric_info metrics[] = {
 	 "instructions executed per element: warp instructions x 32 / n"},
 	{"bank_conflicts_per_element", "", "profiler (ncu)",
 	 "shared-memory bank conflicts (loads + stores) per element"},
+	{"sanitizer_errors", "", "sanitizer (compute-sanitizer)",
+	 "errors and hazards reported by the lab's compute-sanitizer tools"},
 	{"registers", "", "compiler", "registers per thread (largest kernel)"},
 	{"spill_bytes", "B", "compiler", "spill stores + loads (all kernels)"},
 	{"shared_bytes", "B", "compiler", "static shared memory per block"},

@@ -53,6 +53,72 @@ static void profile_instructions(const char *exe, const char *step,
 	emit(sink, arg, ev);
 }
 
+/* The number after `key` in text (e.g. "ERROR SUMMARY: 3 errors"), or -1. */
+static long count_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/*
+ * Run the step under each of the lab's compute-sanitizer tools on its
+ * sanitize case; sets the metric sanitizer_errors (their sum) when every
+ * tool ran, and emits one "sanitizer" event per tool.
+ */
+static void sanitize(const struct lab_manifest *lab, const char *exe,
+		     const char *step, double limit, struct step_outcome *r,
+		     event_sink sink, void *arg)
+{
+	long total = 0;
+	int all_ran = 1;
+	for (char **tool = lab->sanitize_tools; tool && *tool; tool++) {
+		const char *argv[] = {"compute-sanitizer", "--tool", *tool,
+				      "--print-limit", "20", exe, "--case",
+				      lab->sanitize_case, "--no-timing",
+				      "--result-fd", "3", NULL};
+		struct child c = CHILD_INIT;
+		c.argv = argv;
+		c.result_fd = 3;
+		c.out_limit = 256 * 1024;
+		c.wall_limit_s = limit * 4;
+		json_t *ev = json_pack("{s:s, s:s, s:s}", "event", "sanitizer",
+				       "step", step, "tool", *tool);
+		char how[160];
+		long errors = -1;
+		if (child_run(&c) < 0) {
+			json_object_set_new(ev, "reason",
+					    json_string("compute-sanitizer not "
+							"found on PATH"));
+		} else {
+			const char *out = strbuf_str(&c.out);
+			errors = count_after(out, "ERROR SUMMARY: ");
+			long hazards = count_after(out, "SUMMARY: ");
+			if (strstr(out, "RACECHECK SUMMARY: ") && hazards > errors)
+				errors = hazards;
+			if (errors < 0)
+				json_object_set_new(
+					ev, "reason",
+					json_string(child_describe_end(
+						&c, how, sizeof(how))));
+			size_t len = c.out.len;
+			json_object_set_new(ev, "output",
+					    json_string(out + (len > 4000
+								   ? len - 4000
+								   : 0)));
+		}
+		json_object_set_new(ev, "measured", json_boolean(errors >= 0));
+		if (errors >= 0)
+			json_object_set_new(ev, "errors", json_integer(errors));
+		emit(sink, arg, ev);
+		child_release(&c);
+		all_ran &= errors >= 0;
+		total += errors > 0 ? errors : 0;
+	}
+	if (all_ran)
+		json_object_set_new(r->metrics, "sanitizer_errors",
+				    json_real((double)total));
+}
+
 /* The environment a step runs in: only what CUDA and the loader need. */
 static const char *const *step_environment(char store[][512], size_t max)
 {
@@ -319,6 +385,14 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			if (counters && outcome_ran_clean(&r, &c) && r.timed_n > 0)
 				profile_instructions(b->exe, s->id, limit, &r,
 						     sink, arg);
+			int sanitized = 0;
+			for (size_t k = 0; k < s->nchecks; k++)
+				sanitized |= !strcmp(s->checks[k].metric,
+						     "sanitizer_errors");
+			if (sanitized && lab.sanitize_tools &&
+			    outcome_ran_clean(&r, &c))
+				sanitize(&lab, b->exe, s->id, limit, &r, sink,
+					 arg);
 			char check_fail[600] = "", unmeasured[300] = "";
 			if (outcome_ran_clean(&r, &c))
 				verdict_checks(s, r.metrics, sink, arg,

@@ -207,15 +207,24 @@ def reduction(t):
     step_matrix(t, "reduction", REDUCTION_STEPS, REDUCTION_DISTINGUISHING)
 
 
-def run(t):
+def saxpy(t):
     solutions_pass(t)
     starters(t)
     step_matrix(t)
     fixtures(t, LAB)
     cached_run_is_fast(t)
-    haxpy(t)
-    fixtures(t, "haxpy")
-    transpose(t)
-    fixtures(t, "transpose")
-    reduction(t)
-    fixtures(t, "reduction")
+
+
+def run(t):
+    """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
+    a quick GPU check of one lab while working on it)."""
+    suites = [("saxpy", saxpy), ("haxpy", haxpy), ("transpose", transpose),
+              ("reduction", reduction)]
+    only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
+    for lab, suite in suites:
+        if only and lab not in only:
+            t.skip("gpu: %s suite" % lab, "not in CUDALAB_GPU_LABS")
+            continue
+        suite(t)
+        if lab != "saxpy":
+            fixtures(t, lab)

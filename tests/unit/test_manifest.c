@@ -127,6 +127,14 @@ int main(void)
 		      good_step);
 	expect_error(body, "vendor.libs", "library name");
 
+	manifest_with(body, sizeof(body), "demo",
+		      ",\"sanitize\":{\"tools\":[\"leakcheck\"],\"case\":\"x\"}",
+		      good_step);
+	expect_error(body, "sanitize.tools", "one of memcheck");
+	manifest_with(body, sizeof(body), "demo",
+		      ",\"sanitize\":{\"tools\":[\"racecheck\"]}", good_step);
+	expect_error(body, "sanitize.case", "missing");
+
 	CHECK(manifest_load("/nonexistent/lab", &m, err, sizeof(err)) == -1 &&
 		      strstr(err, "/nonexistent/lab/lab.json"),
 	      "a missing lab.json names its path (%s)", err);
