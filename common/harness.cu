@@ -588,6 +588,20 @@ int hx_launch_report(const struct hx_launch *l, int count, double elements)
 	return all_default ? 0 : -1;
 }
 
+void hx_call(void (*fn)(void *ctx), void *ctx, const char *what,
+	     double record_elements)
+{
+	struct hx_launch launches[16];
+	int record = record_elements > 0;
+	if (record)
+		hx_launches_begin();
+	fn(ctx);
+	int count = record ? hx_launches_end(launches, 16) : 0;
+	hx_check_call(what);
+	if (record)
+		hx_launch_report(launches, count, record_elements);
+}
+
 /* ---- timing ------------------------------------------------------------ */
 
 __global__ void hx_flush_kernel(int4 *p, size_t n, int v)

@@ -186,6 +186,15 @@ int hx_launches_end(struct hx_launch *out, int max);
  */
 int hx_launch_report(const struct hx_launch *l, int count, double elements);
 
+/*
+ * Call student code once and check it: fn(ctx), then hx_check_call(what).
+ * When record_elements > 0 the call's launches are recorded and reported
+ * (hx_launch_report) as processing that many elements: do that for the
+ * timed size, which is where launch shape is judged.
+ */
+void hx_call(void (*fn)(void *ctx), void *ctx, const char *what,
+	     double record_elements);
+
 /* ---- timing ------------------------------------------------------------ */
 
 typedef void (*hx_call_fn)(void *ctx);

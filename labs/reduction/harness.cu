@@ -93,14 +93,7 @@ static int run_case(const char *name, int n, enum data_kind kind, int record,
 	struct reduce_call call = {(const float *)din.data,
 				   (float *)dscratch.data, (float *)dout.data,
 				   n};
-	struct hx_launch launches[16];
-	if (record)
-		hx_launches_begin();
-	call_student(&call);
-	int nl = record ? hx_launches_end(launches, 16) : 0;
-	hx_check_call(what);
-	if (record)
-		hx_launch_report(launches, nl, (double)n);
+	hx_call(call_student, &call, what, record ? (double)n : 0);
 
 	float got;
 	hx_buffer_download(&dout, &got);

@@ -104,14 +104,7 @@ static int run_case(const struct saxpy_case *c, int record,
 	snprintf(what, sizeof(what), "saxpy(n=%d, alpha=%g)", c->n, c->alpha);
 	struct saxpy_call call = {c->n, c->alpha, (const float *)dx.data,
 				  (float *)dy.data};
-	struct hx_launch launches[16];
-	if (record)
-		hx_launches_begin();
-	call_student(&call);
-	int nlaunch = record ? hx_launches_end(launches, 16) : 0;
-	hx_check_call(what);
-	if (record)
-		hx_launch_report(launches, nlaunch, (double)c->n);
+	hx_call(call_student, &call, what, record ? (double)c->n : 0);
 
 	struct hx_mismatches m;
 	hx_mismatches_init(&m);

@@ -58,14 +58,7 @@ static int run_case(const char *name, int rows, int cols, int record,
 	snprintf(what, sizeof(what), "transpose(rows=%d, cols=%d)", rows, cols);
 	struct transpose_call call = {(const float *)din.data,
 				      (float *)dout.data, rows, cols};
-	struct hx_launch launches[16];
-	if (record)
-		hx_launches_begin();
-	call_student(&call);
-	int nl = record ? hx_launches_end(launches, 16) : 0;
-	hx_check_call(what);
-	if (record)
-		hx_launch_report(launches, nl, (double)n);
+	hx_call(call_student, &call, what, record ? (double)n : 0);
 
 	hx_buffer_download(&dout, h_out);
 	struct hx_mismatches m;
