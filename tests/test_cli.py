@@ -7,6 +7,7 @@ graded, 4 grader/set-up error).
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -324,6 +325,47 @@ def record_table(t):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def dashboard_bad_input(t):
+    ui = os.path.join(hu.ROOT, "build", "cudalab-ui")
+    pass_log = os.path.join(hu.ROOT, "tests", "fixtures", "ui", "pass.jsonl")
+    cases = [
+        ("no source", [], 2, "give --replay FILE, or --grader"),
+        ("missing replay file", ["--replay", "/nonexistent.jsonl", "--dump",
+                                 "24x80"], 2, "cannot read /nonexistent.jsonl"),
+        ("bad --dump size", ["--replay", pass_log, "--dump", "3x3"], 2,
+         "--dump needs ROWSxCOLS"),
+        ("unknown --keys key", ["--replay", pass_log, "--dump", "24x80",
+                                "--keys", "Enter,Bogus"], 2,
+         "unknown key \"Bogus\""),
+        ("unknown option", ["--bogus"], 2, "unknown option --bogus"),
+        ("option without its value", ["--replay"], 2,
+         "--replay needs a value"),
+        ("no terminal", ["--replay", pass_log], 4,
+         "the dashboard needs a terminal"),
+    ]
+    for name, args, want_rc, want in cases:
+        proc = subprocess.run([ui] + args, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=30, start_new_session=True)
+        t.record("cli: cudalab-ui %s -> exit %d, \"%s\"" % (name, want_rc,
+                                                            want),
+                 proc.returncode == want_rc and want in proc.stderr,
+                 "rc=%d\n%s" % (proc.returncode, proc.stderr))
+    rc, out, err = hu.run(RUN + ["show", "/nonexistent.jsonl"])
+    t.record("cli: `run.py show` of a missing log: exit 2, names it",
+             rc == 2 and "no such run log: /nonexistent.jsonl" in err, err)
+    empty = tempfile.mkdtemp(prefix="cudalab-empty-")
+    try:
+        rc, out, err = hu.run(RUN + ["show"], env={"CUDALAB_STATE": empty})
+        t.record("cli: `run.py show` before any run says to run a test first",
+                 rc == 2 and "no saved run yet" in err, err)
+    finally:
+        shutil.rmtree(empty, ignore_errors=True)
+    rc, out, err = hu.run(RUN + ["show", pass_log, "--size", "24x80"])
+    t.record("cli: `run.py show FILE` without a terminal prints the final "
+             "screen", rc == 0 and "PASS: 5 passed" in out, out + err)
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
@@ -339,5 +381,6 @@ def run(t):
         broken_manifest(t)
         setup_messages(t)
         record_table(t)
+        dashboard_bad_input(t)
     finally:
         shutil.rmtree(state, ignore_errors=True)

@@ -54,6 +54,17 @@ struct options {
 	int nextra;
 };
 
+static int is_value_option(const char *a)
+{
+	static const char *const names[] = {
+		"--replay", "--grader", "--root", "--labs", "--history",
+		"--step",   "--lab",    "--dump", "--keys", NULL};
+	for (const char *const *n = names; *n; n++)
+		if (!strcmp(a, *n))
+			return 1;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -73,6 +84,9 @@ static int parse(int argc, char **argv, struct options *o)
 			o->no_color = 1, takes = 0;
 		} else if (!strcmp(a, "--bench")) {
 			o->bench = 1, takes = 0;
+		} else if (!is_value_option(a)) {
+			fprintf(stderr, "cudalab-ui: unknown option %s\n%s", a, usage);
+			return -1;
 		} else if (!v) {
 			fprintf(stderr, "cudalab-ui: %s needs a value\n%s", a, usage);
 			return -1;
@@ -100,9 +114,6 @@ static int parse(int argc, char **argv, struct options *o)
 						"e.g. 24x80\n");
 				return -1;
 			}
-		} else {
-			fprintf(stderr, "cudalab-ui: unknown option %s\n%s", a, usage);
-			return -1;
 		}
 		i += takes;
 	}

@@ -35,8 +35,9 @@ int term_start(int want_color, int *unicode, char *err, size_t errlen)
 	tty_in = fopen("/dev/tty", "r");
 	tty_out = isatty(1) ? stdout : fopen("/dev/tty", "w");
 	if (!tty_in || !tty_out) {
-		snprintf(err, errlen, "the dashboard needs a terminal (use "
-				      "--plain or --json without one)");
+		snprintf(err, errlen, "the dashboard needs a terminal (without "
+				      "one, run.py prints the text report, and "
+				      "cudalab-ui --dump ROWSxCOLS prints a screen)");
 		return -1;
 	}
 	screen = newterm(NULL, tty_out, tty_in);
