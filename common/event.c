@@ -16,6 +16,17 @@ int event_kind_known(const char *name)
 	return 0;
 }
 
+const char *event_str(const json_t *ev, const char *key)
+{
+	const char *v = json_string_value(json_object_get(ev, key));
+	return v ? v : "";
+}
+
+double event_num(const json_t *ev, const char *key)
+{
+	return json_number_value(json_object_get(ev, key));
+}
+
 const char *event_kind(const json_t *ev)
 {
 	const char *k = json_string_value(json_object_get(ev, "event"));

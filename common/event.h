@@ -78,6 +78,11 @@ extern "C" {
  */
 typedef void (*event_sink)(void *arg, json_t *ev);
 
+/* Field key of ev as a string ("" when absent or not a string). */
+const char *event_str(const json_t *ev, const char *key);
+/* Field key of ev as a number (0 when absent or not a number). */
+double event_num(const json_t *ev, const char *key);
+
 /* True when name is one of the kinds listed above. */
 int event_kind_known(const char *name);
 

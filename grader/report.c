@@ -65,37 +65,26 @@ static const char *col(const struct report *r, const char *code)
 	return r->color ? code : "";
 }
 
-static const char *S(json_t *ev, const char *key)
-{
-	const char *s = json_string_value(json_object_get(ev, key));
-	return s ? s : "";
-}
-
-static double N(json_t *ev, const char *key)
-{
-	return json_number_value(json_object_get(ev, key));
-}
-
 static void print_device(struct report *r, json_t *ev)
 {
 	FILE *o = r->out;
 	if (!json_is_true(json_object_get(ev, "available"))) {
 		fprintf(o, "GPU    %snone%s: %s (compiling for %s)\n",
-			col(r, C_YELLOW), col(r, C_RESET), S(ev, "reason"),
-			S(ev, "arch"));
+			col(r, C_YELLOW), col(r, C_RESET), event_str(ev, "reason"),
+			event_str(ev, "arch"));
 		return;
 	}
 	fprintf(o, "GPU    %s · %d SMs · CC %s · L2 %.0f MiB · driver %s\n",
-		S(ev, "name"), (int)N(ev, "sm_count"), S(ev, "cc"),
-		N(ev, "l2_bytes") / 1048576.0, S(ev, "driver"));
+		event_str(ev, "name"), (int)event_num(ev, "sm_count"), event_str(ev, "cc"),
+		event_num(ev, "l2_bytes") / 1048576.0, event_str(ev, "driver"));
 	fprintf(o, "copy   %.0f GB/s (%s, %s) — the ceiling every %% below "
 		   "refers to\n",
-		N(ev, "copy_gbps"), S(ev, "copy_method"), S(ev, "copy_source"));
+		event_num(ev, "copy_gbps"), event_str(ev, "copy_method"), event_str(ev, "copy_source"));
 }
 
 static void print_compile(struct report *r, json_t *ev)
 {
-	const char *status = S(ev, "status");
+	const char *status = event_str(ev, "status");
 	if (!strcmp(status, "started"))
 		return;
 	json_t *diags = json_object_get(ev, "diagnostics");
@@ -103,16 +92,16 @@ static void print_compile(struct report *r, json_t *ev)
 	json_t *d;
 	json_array_foreach(diags, i, d)
 	{
-		const char *sev = S(d, "severity");
+		const char *sev = event_str(d, "severity");
 		int err = !strcmp(sev, "error");
 		if (!err && !r->verbose)
 			continue;
-		long line = (long)N(d, "line");
+		long line = (long)event_num(d, "line");
 		fprintf(r->out, "  %s%s%s ", col(r, err ? C_RED : C_YELLOW), sev,
 			col(r, C_RESET));
 		if (line > 0)
-			fprintf(r->out, "%s:%ld: ", S(d, "file"), line);
-		fprintf(r->out, "%s\n", S(d, "message"));
+			fprintf(r->out, "%s:%ld: ", event_str(d, "file"), line);
+		fprintf(r->out, "%s\n", event_str(d, "message"));
 	}
 }
 
@@ -120,25 +109,25 @@ static void print_case(struct report *r, json_t *ev)
 {
 	if (json_is_true(json_object_get(ev, "ok")))
 		return;
-	fprintf(r->out, "  %scase %s%s: %s\n", col(r, C_RED), S(ev, "name"),
+	fprintf(r->out, "  %scase %s%s: %s\n", col(r, C_RED), event_str(ev, "name"),
 		col(r, C_RESET),
-		*S(ev, "message") ? S(ev, "message") : "wrong result");
+		*event_str(ev, "message") ? event_str(ev, "message") : "wrong result");
 	size_t i;
 	json_t *m;
 	json_array_foreach(json_object_get(ev, "first"), i, m)
 	{
 		fprintf(r->out, "      y[%lld]: expected %s, got %s%s%s\n",
 			json_integer_value(json_object_get(m, "index")),
-			S(m, "expected"), S(m, "got"),
-			*S(m, "note") ? "  — " : "", S(m, "note"));
+			event_str(m, "expected"), event_str(m, "got"),
+			*event_str(m, "note") ? "  — " : "", event_str(m, "note"));
 	}
 	long long shown = (long long)json_array_size(json_object_get(ev, "first"));
-	long long total = (long long)N(ev, "mismatches");
+	long long total = (long long)event_num(ev, "mismatches");
 	if (total > shown)
 		fprintf(r->out, "      ... and %lld more\n", total - shown);
 	fprintf(r->out, "      replay: python3 run.py test %s --step %s "
 			"--seed %s\n",
-		r->lab, S(ev, "step"), S(ev, "seed"));
+		r->lab, event_str(ev, "step"), event_str(ev, "seed"));
 }
 
 static void print_detail(struct report *r, json_t *ev)
@@ -148,19 +137,19 @@ static void print_detail(struct report *r, json_t *ev)
 		print_case(r, ev);
 	} else if (!strcmp(k, "guard")) {
 		fprintf(r->out, "  %sout of bounds%s: %s\n", col(r, C_RED),
-			col(r, C_RESET), S(ev, "message"));
+			col(r, C_RESET), event_str(ev, "message"));
 	} else if (!strcmp(k, "check")) {
-		const char *st = S(ev, "status");
+		const char *st = event_str(ev, "status");
 		int pass = !strcmp(st, "pass");
 		fprintf(r->out, "  %s%s%s %s\n", col(r, pass ? C_GREEN : C_RED),
 			pass ? "ok  " : !strcmp(st, "fail") ? "FAIL" : "n/m ",
-			col(r, C_RESET), S(ev, "message"));
+			col(r, C_RESET), event_str(ev, "message"));
 	}
 }
 
 static void print_step_end(struct report *r, json_t *ev)
 {
-	const char *v = S(ev, "verdict");
+	const char *v = event_str(ev, "verdict");
 	int pass = !strcmp(v, "pass");
 	int ng = !strcmp(v, "not_graded");
 	char label[32];
@@ -171,19 +160,19 @@ static void print_step_end(struct report *r, json_t *ev)
 		label, col(r, C_RESET));
 	if (json_is_number(json_object_get(ev, "median_us")))
 		fprintf(r->out, " %9.1f us  %6.0f GB/s  %5.1f%% of copy",
-			N(ev, "median_us"), N(ev, "gbps"), N(ev, "pct_of_copy"));
+			event_num(ev, "median_us"), event_num(ev, "gbps"), event_num(ev, "pct_of_copy"));
 	if (json_is_number(json_object_get(ev, "speedup_vs_first")))
-		fprintf(r->out, "  %.2fx vs step 1", N(ev, "speedup_vs_first"));
+		fprintf(r->out, "  %.2fx vs step 1", event_num(ev, "speedup_vs_first"));
 	fprintf(r->out, "\n");
 	size_t i;
 	json_t *d;
 	json_array_foreach(r->details, i, d) print_detail(r, d);
 	json_array_clear(r->details);
 	if (!pass)
-		fprintf(r->out, "  %s\n", S(ev, "summary"));
-	if (!pass && !ng && *S(ev, "hint"))
+		fprintf(r->out, "  %s\n", event_str(ev, "summary"));
+	if (!pass && !ng && *event_str(ev, "hint"))
 		fprintf(r->out, "  %shint:%s %s\n", col(r, C_DIM), col(r, C_RESET),
-			S(ev, "hint"));
+			event_str(ev, "hint"));
 }
 
 void report_text(void *arg, json_t *ev)
@@ -193,18 +182,18 @@ void report_text(void *arg, json_t *ev)
 	remember(r, ev);
 	const char *k = event_kind(ev);
 	if (!strcmp(k, "run_begin")) {
-		snprintf(r->lab, sizeof(r->lab), "%s", S(ev, "lab"));
+		snprintf(r->lab, sizeof(r->lab), "%s", event_str(ev, "lab"));
 		fprintf(o, "%scudalab · %s%s — %s (%s)\n", col(r, C_BOLD),
-			S(ev, "lab"), col(r, C_RESET), S(ev, "title"),
-			S(ev, "mode"));
+			event_str(ev, "lab"), col(r, C_RESET), event_str(ev, "title"),
+			event_str(ev, "mode"));
 	} else if (!strcmp(k, "device")) {
 		print_device(r, ev);
 	} else if (!strcmp(k, "compile")) {
 		print_compile(r, ev);
 	} else if (!strcmp(k, "step_begin")) {
 		json_array_clear(r->details);
-		fprintf(o, "\n%s%-5s%s %-38s ", col(r, C_BOLD), S(ev, "step"),
-			col(r, C_RESET), S(ev, "title"));
+		fprintf(o, "\n%s%-5s%s %-38s ", col(r, C_BOLD), event_str(ev, "step"),
+			col(r, C_RESET), event_str(ev, "title"));
 		fflush(o);
 	} else if (!strcmp(k, "case") || !strcmp(k, "guard") ||
 		   !strcmp(k, "check")) {
@@ -212,13 +201,13 @@ void report_text(void *arg, json_t *ev)
 			    (!strcmp(k, "case") &&
 			     !json_is_true(json_object_get(ev, "ok"))) ||
 			    (!strcmp(k, "check") &&
-			     (strcmp(S(ev, "status"), "pass") || r->verbose));
+			     (strcmp(event_str(ev, "status"), "pass") || r->verbose));
 		if (shown)
 			json_array_append(r->details, ev);
 	} else if (!strcmp(k, "step_end")) {
 		print_step_end(r, ev);
-	} else if (!strcmp(k, "error") && !strcmp(S(ev, "step"), "vendor")) {
-		fprintf(o, "\nvendor comparison failed: %s\n", S(ev, "message"));
+	} else if (!strcmp(k, "error") && !strcmp(event_str(ev, "step"), "vendor")) {
+		fprintf(o, "\nvendor comparison failed: %s\n", event_str(ev, "message"));
 	} else if (!strcmp(k, "run_end")) {
 		size_t i;
 		json_t *vt;
@@ -226,33 +215,33 @@ void report_text(void *arg, json_t *ev)
 		{
 			json_t *v = vt;
 			fprintf(o, "\nvendor %s%s%s: %.1f us  %.0f GB/s  %.1f%% of copy\n",
-				S(v, "name"), *S(v, "variant") ? " · " : "",
-				S(v, "variant"), N(v, "median_us"), N(v, "gbps"),
-				N(v, "pct_of_copy"));
+				event_str(v, "name"), *event_str(v, "variant") ? " · " : "",
+				event_str(v, "variant"), event_num(v, "median_us"), event_num(v, "gbps"),
+				event_num(v, "pct_of_copy"));
 			const char *key;
 			json_t *t;
 			json_object_foreach(r->timings, key, t)
 			{
-				if (strcmp(S(t, "variant"), S(v, "variant")))
+				if (strcmp(event_str(t, "variant"), event_str(v, "variant")))
 					continue;
-				double ratio = N(t, "gbps") / N(v, "gbps");
+				double ratio = event_num(t, "gbps") / event_num(v, "gbps");
 				fprintf(o, "  %-5s %.3fx the vendor's bandwidth%s\n",
 					key, ratio,
 					ratio > 1 ? " — faster than the library" : "");
 			}
 		}
-		const char *v = S(ev, "verdict");
+		const char *v = event_str(ev, "verdict");
 		fprintf(o, "\n%s%s%s: %d passed, %d failed, %d not graded of %d "
 			   "step(s) in %.1f s\n",
 			col(r, !strcmp(v, "pass") ? C_GREEN : !strcmp(v, "fail") ? C_RED : C_YELLOW),
 			!strcmp(v, "not_graded") ? "NOT GRADED" : !strcmp(v, "pass") ? "PASS" : "FAIL",
-			col(r, C_RESET), (int)N(ev, "passed"), (int)N(ev, "failed"),
-			(int)N(ev, "not_graded"), (int)N(ev, "total"),
-			N(ev, "seconds"));
+			col(r, C_RESET), (int)event_num(ev, "passed"), (int)event_num(ev, "failed"),
+			(int)event_num(ev, "not_graded"), (int)event_num(ev, "total"),
+			event_num(ev, "seconds"));
 		if (!strcmp(v, "not_graded") && r->device &&
 		    !json_is_true(json_object_get(r->device, "available")))
 			fprintf(o, "NOT GRADED: no CUDA device (%s)\n",
-				S(r->device, "reason"));
+				event_str(r->device, "reason"));
 	}
 	fflush(o);
 }

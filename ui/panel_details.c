@@ -2,6 +2,7 @@
  * The details of the selected step: everything the grader said about it,
  * as a scrollable list of lines built fresh from the state.
  */
+#include "event.h"
 #include "render.h"
 
 #include <stdarg.h>
@@ -40,17 +41,6 @@ static void add(struct lines *l, int indent, enum style st, const char *fmt,
 	va_end(ap);
 	x->style = st;
 	x->indent = indent;
-}
-
-static const char *S(const json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-	return v ? v : "";
-}
-
-static double N(const json_t *o, const char *k)
-{
-	return json_number_value(json_object_get(o, k));
 }
 
 /* The source line a diagnostic points at, when the file is readable. */
@@ -96,14 +86,14 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 		add(l, 0, ST_ACCENT, "Timings");
 		json_array_foreach(st->timings, i, e)
 			add(l, 2, ST_NORMAL, "%-10s %8.1f µs  %5.0f GB/s  %5.1f%% of copy",
-			    S(e, "variant"), N(e, "median_us"), N(e, "gbps"),
-			    N(e, "pct_of_copy"));
+			    event_str(e, "variant"), event_num(e, "median_us"), event_num(e, "gbps"),
+			    event_num(e, "pct_of_copy"));
 	}
 	if (json_array_size(st->checks)) {
 		add(l, 0, ST_ACCENT, "Checks (measured against required)");
 		json_array_foreach(st->checks, i, e)
 		{
-			const char *status = S(e, "status");
+			const char *status = event_str(e, "status");
 			enum style cs = !strcmp(status, "pass") ? ST_PASS
 					: !strcmp(status, "fail") ? ST_FAIL
 								  : ST_WARN;
@@ -111,50 +101,50 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 			    !strcmp(status, "pass")   ? "ok"
 			    : !strcmp(status, "fail") ? "FAIL"
 						      : "n/m",
-			    S(e, "message"));
+			    event_str(e, "message"));
 		}
 	}
 	if (json_array_size(st->cases)) {
 		add(l, 0, ST_ACCENT, "Wrong results");
 		json_array_foreach(st->cases, i, e)
 		{
-			add(l, 2, ST_FAIL, "case %s: %s", S(e, "name"),
-			    S(e, "message"));
+			add(l, 2, ST_FAIL, "case %s: %s", event_str(e, "name"),
+			    event_str(e, "message"));
 			size_t j;
 			json_t *m;
 			json_array_foreach(json_object_get(e, "first"), j, m)
 				add(l, 4, ST_NORMAL, "index %lld: expected %s, got %s%s%s",
 				    json_integer_value(json_object_get(m, "index")),
-				    S(m, "expected"), S(m, "got"),
-				    *S(m, "note") ? " — " : "", S(m, "note"));
+				    event_str(m, "expected"), event_str(m, "got"),
+				    *event_str(m, "note") ? " — " : "", event_str(m, "note"));
 			add(l, 4, ST_DIM, "replay: python3 run.py test %s --step %s --seed %s",
-			    s->lab, st->id, S(e, "seed"));
+			    s->lab, st->id, event_str(e, "seed"));
 		}
 	}
 	json_array_foreach(st->guards, i, e)
 	{
 		if (!i)
 			add(l, 0, ST_ACCENT, "Writes outside the arrays");
-		add(l, 2, ST_FAIL, "%s", S(e, "message"));
+		add(l, 2, ST_FAIL, "%s", event_str(e, "message"));
 	}
 	json_array_foreach(st->errors, i, e)
 	{
 		if (!i)
 			add(l, 0, ST_ACCENT, "Errors");
-		add(l, 2, ST_FAIL, "%s", S(e, "message"));
+		add(l, 2, ST_FAIL, "%s", event_str(e, "message"));
 	}
 	if (json_array_size(st->diagnostics)) {
 		add(l, 0, ST_ACCENT, "Compiler");
 		json_array_foreach(st->diagnostics, i, e)
 		{
-			const char *sev = S(e, "severity");
-			long ln = (long)N(e, "line");
-			const char *file = S(e, "file");
+			const char *sev = event_str(e, "severity");
+			long ln = (long)event_num(e, "line");
+			const char *file = event_str(e, "file");
 			const char *base = strrchr(file, '/');
 			add(l, 2, strcmp(sev, "error") ? ST_WARN : ST_FAIL,
 			    "%s %s%s%.0ld%s %s", sev, base ? base + 1 : file,
 			    ln > 0 ? ":" : "", ln > 0 ? ln : 0L, ln > 0 ? ":" : "",
-			    S(e, "message"));
+			    event_str(e, "message"));
 			char src[512];
 			if (ln > 0 && source_line(file, ln, src, sizeof(src)))
 				add(l, 4, ST_DIM, "%5ld | %s", ln, src);
@@ -166,7 +156,7 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 			add(l, 2, ST_NORMAL,
 			    "%s: %lld registers, %lld B spilled, %lld B shared, "
 			    "%lld B stack",
-			    S(e, "name"),
+			    event_str(e, "name"),
 			    json_integer_value(json_object_get(e, "registers")),
 			    json_integer_value(json_object_get(e, "spill_store_bytes")) +
 				    json_integer_value(json_object_get(e, "spill_load_bytes")),
@@ -187,7 +177,7 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 		    json_integer_value(json_array_get(b, 0)),
 		    json_integer_value(json_array_get(b, 1)),
 		    json_integer_value(json_array_get(b, 2)),
-		    N(st->launch, "waves"), N(st->launch, "elements_per_thread"),
+		    event_num(st->launch, "waves"), event_num(st->launch, "elements_per_thread"),
 		    json_is_true(json_object_get(st->launch, "default_stream"))
 			    ? "default"
 			    : "ANOTHER");
@@ -197,19 +187,19 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 		add(l, 2, ST_NORMAL,
 		    "%d global loads (widest %d B, %d non-coherent) · %d stores "
 		    "(widest %d B) · %d async copies",
-		    (int)N(st->ptx, "global_loads"), (int)N(st->ptx, "max_load_bytes"),
-		    (int)N(st->ptx, "nc_loads"), (int)N(st->ptx, "global_stores"),
-		    (int)N(st->ptx, "max_store_bytes"),
-		    (int)N(st->ptx, "async_copies"));
+		    (int)event_num(st->ptx, "global_loads"), (int)event_num(st->ptx, "max_load_bytes"),
+		    (int)event_num(st->ptx, "nc_loads"), (int)event_num(st->ptx, "global_stores"),
+		    (int)event_num(st->ptx, "max_store_bytes"),
+		    (int)event_num(st->ptx, "async_copies"));
 	}
 	if (st->profile) {
 		add(l, 0, ST_ACCENT, "Profile (Nsight Compute)");
 		if (json_is_true(json_object_get(st->profile, "measured")))
 			add(l, 2, ST_NORMAL, "%.2f instructions per element",
-			    N(st->profile, "inst_per_element"));
+			    event_num(st->profile, "inst_per_element"));
 		else
 			add(l, 2, ST_WARN, "not measured: %s",
-			    S(st->profile, "reason"));
+			    event_str(st->profile, "reason"));
 	}
 	if (st->nhistory > 0) {
 		char past[256] = "";

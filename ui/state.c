@@ -4,17 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *S(const json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-	return v ? v : "";
-}
-
-static double N(const json_t *o, const char *k)
-{
-	return json_number_value(json_object_get(o, k));
-}
-
 static void copy(char *dst, size_t len, const char *src)
 {
 	snprintf(dst, len, "%s", src ? src : "");
@@ -78,24 +67,24 @@ static void threshold_from(struct ui_step *st, const json_t *checks)
 	json_t *c;
 	json_array_foreach(checks, i, c)
 	{
-		if (!strcmp(S(c, "metric"), "pct_of_copy") &&
-		    !strcmp(S(c, "op"), ">="))
-			st->threshold_pct = N(c, "bound");
+		if (!strcmp(event_str(c, "metric"), "pct_of_copy") &&
+		    !strcmp(event_str(c, "op"), ">="))
+			st->threshold_pct = event_num(c, "bound");
 	}
 }
 
 static void on_run_begin(struct ui_state *s, const json_t *ev)
 {
-	if (strcmp(s->lab, S(ev, "lab"))) {
+	if (strcmp(s->lab, event_str(ev, "lab"))) {
 		ui_state_release(s);
 		s->selected = 0;
 		s->scroll = 0;
 		s->view = VIEW_STEPS;
 	}
-	COPY(s->lab, S(ev, "lab"));
-	COPY(s->lab_title, S(ev, "title"));
-	COPY(s->mode, S(ev, "mode"));
-	COPY(s->commit, S(ev, "commit"));
+	COPY(s->lab, event_str(ev, "lab"));
+	COPY(s->lab_title, event_str(ev, "title"));
+	COPY(s->mode, event_str(ev, "mode"));
+	COPY(s->commit, event_str(ev, "commit"));
 	s->run_active = 1;
 	s->run_ended = 0;
 	s->stream_truncated = 0;
@@ -105,19 +94,19 @@ static void on_run_begin(struct ui_state *s, const json_t *ev)
 	json_t *step;
 	json_array_foreach(json_object_get(ev, "steps"), i, step)
 	{
-		struct ui_step *st = find_step(s, S(step, "id"));
+		struct ui_step *st = find_step(s, event_str(step, "id"));
 		if (!st) {
 			if (s->nsteps >= UI_MAX_STEPS)
 				continue;
 			st = &s->steps[s->nsteps++];
 			memset(st, 0, sizeof(*st));
-			COPY(st->id, S(step, "id"));
+			COPY(st->id, event_str(step, "id"));
 			st->threshold_pct = -1;
 		}
-		COPY(st->title, S(step, "title"));
-		COPY(st->file, S(step, "file"));
-		if (*S(step, "hint"))
-			COPY(st->hint, S(step, "hint"));
+		COPY(st->title, event_str(step, "title"));
+		COPY(st->file, event_str(step, "file"));
+		if (*event_str(step, "hint"))
+			COPY(st->hint, event_str(step, "hint"));
 		threshold_from(st, json_object_get(step, "checks"));
 		step_clear_run(st);
 	}
@@ -127,14 +116,14 @@ static void on_device(struct ui_state *s, const json_t *ev)
 {
 	s->device_known = 1;
 	s->device_available = json_is_true(json_object_get(ev, "available"));
-	COPY(s->device_name, S(ev, "name"));
-	COPY(s->device_reason, S(ev, "reason"));
-	COPY(s->cc, S(ev, "cc"));
-	COPY(s->driver, S(ev, "driver"));
-	COPY(s->runtime, S(ev, "runtime"));
-	COPY(s->copy_method, S(ev, "copy_method"));
-	s->sm_count = (int)N(ev, "sm_count");
-	s->copy_gbps = N(ev, "copy_gbps");
+	COPY(s->device_name, event_str(ev, "name"));
+	COPY(s->device_reason, event_str(ev, "reason"));
+	COPY(s->cc, event_str(ev, "cc"));
+	COPY(s->driver, event_str(ev, "driver"));
+	COPY(s->runtime, event_str(ev, "runtime"));
+	COPY(s->copy_method, event_str(ev, "copy_method"));
+	s->sm_count = (int)event_num(ev, "sm_count");
+	s->copy_gbps = event_num(ev, "copy_gbps");
 }
 
 static void keep(json_t **slot, const json_t *v)
@@ -156,11 +145,11 @@ static void add_history(struct ui_step *st, double gbps)
 static void on_step_event(struct ui_state *s, const char *kind,
 			  const json_t *ev)
 {
-	struct ui_step *st = find_step(s, S(ev, "step"));
+	struct ui_step *st = find_step(s, event_str(ev, "step"));
 	if (!st)
 		return;
 	if (!strcmp(kind, "compile")) {
-		const char *status = S(ev, "status");
+		const char *status = event_str(ev, "status");
 		if (!strcmp(status, "started")) {
 			st->phase = PH_COMPILING;
 		} else {
@@ -175,9 +164,9 @@ static void on_step_event(struct ui_state *s, const char *kind,
 		st->phase = PH_RUNNING;
 		COPY(st->progress, "starting");
 	} else if (!strcmp(kind, "progress")) {
-		double done = N(ev, "done"), total = N(ev, "total");
+		double done = event_num(ev, "done"), total = event_num(ev, "total");
 		snprintf(st->progress, sizeof(st->progress), "%s %d/%d",
-			 !strcmp(S(ev, "phase"), "timing") ? "timing" : "case",
+			 !strcmp(event_str(ev, "phase"), "timing") ? "timing" : "case",
 			 (int)done + 1, (int)total);
 		st->progress_frac = total > 0 ? (done + 1) / total : 0;
 	} else if (!strcmp(kind, "case")) {
@@ -196,22 +185,22 @@ static void on_step_event(struct ui_state *s, const char *kind,
 	} else if (!strcmp(kind, "check")) {
 		json_array_append(st->checks, (json_t *)ev);
 		if (st->threshold_pct < 0 &&
-		    !strcmp(S(ev, "metric"), "pct_of_copy") &&
-		    !strcmp(S(ev, "op"), ">="))
-			st->threshold_pct = N(ev, "required");
+		    !strcmp(event_str(ev, "metric"), "pct_of_copy") &&
+		    !strcmp(event_str(ev, "op"), ">="))
+			st->threshold_pct = event_num(ev, "required");
 	} else if (!strcmp(kind, "step_end")) {
 		st->phase = PH_DONE;
-		COPY(st->verdict, S(ev, "verdict"));
-		COPY(st->summary, S(ev, "summary"));
-		if (*S(ev, "hint"))
-			COPY(st->hint, S(ev, "hint"));
+		COPY(st->verdict, event_str(ev, "verdict"));
+		COPY(st->summary, event_str(ev, "summary"));
+		if (*event_str(ev, "hint"))
+			COPY(st->hint, event_str(ev, "hint"));
 		st->progress[0] = '\0';
 		if (json_is_number(json_object_get(ev, "gbps"))) {
 			st->has_timing = 1;
-			st->median_us = N(ev, "median_us");
-			st->gbps = N(ev, "gbps");
-			st->pct_of_copy = N(ev, "pct_of_copy");
-			st->speedup = N(ev, "speedup_vs_first");
+			st->median_us = event_num(ev, "median_us");
+			st->gbps = event_num(ev, "gbps");
+			st->pct_of_copy = event_num(ev, "pct_of_copy");
+			st->speedup = event_num(ev, "speedup_vs_first");
 			add_history(st, st->gbps);
 		}
 	}
@@ -227,22 +216,22 @@ void ui_state_apply(struct ui_state *s, const json_t *ev)
 	} else if (!strcmp(kind, "run_end")) {
 		s->run_active = 0;
 		s->run_ended = 1;
-		COPY(s->run_verdict, S(ev, "verdict"));
-		s->passed = (int)N(ev, "passed");
-		s->failed = (int)N(ev, "failed");
-		s->not_graded = (int)N(ev, "not_graded");
-		s->total = (int)N(ev, "total");
-		s->run_seconds = N(ev, "seconds");
+		COPY(s->run_verdict, event_str(ev, "verdict"));
+		s->passed = (int)event_num(ev, "passed");
+		s->failed = (int)event_num(ev, "failed");
+		s->not_graded = (int)event_num(ev, "not_graded");
+		s->total = (int)event_num(ev, "total");
+		s->run_seconds = event_num(ev, "seconds");
 		for (int i = 0; i < s->nlabs; i++)
 			if (!strcmp(s->labs[i].name, s->lab) && s->total == s->labs[i].steps)
 				s->labs[i].passed = s->passed;
 	} else if (!strcmp(kind, "timing") &&
-		   !strcmp(S(ev, "who"), "vendor")) {
+		   !strcmp(event_str(ev, "who"), "vendor")) {
 		s->has_vendor = 1;
-		COPY(s->vendor_name, S(ev, "name"));
-		s->vendor_gbps = N(ev, "gbps");
-		s->vendor_pct = N(ev, "pct_of_copy");
-	} else if (*S(ev, "step")) {
+		COPY(s->vendor_name, event_str(ev, "name"));
+		s->vendor_gbps = event_num(ev, "gbps");
+		s->vendor_pct = event_num(ev, "pct_of_copy");
+	} else if (*event_str(ev, "step")) {
 		on_step_event(s, kind, ev);
 	}
 }
@@ -286,11 +275,11 @@ void ui_state_set_labs(struct ui_state *s, const json_t *list)
 		if (s->nlabs >= UI_MAX_LABS)
 			break;
 		struct ui_lab *l = &s->labs[s->nlabs++];
-		COPY(l->name, S(lab, "name"));
-		COPY(l->title, S(lab, "title"));
-		l->order = (int)N(lab, "order");
-		l->passed = (int)N(lab, "passed");
-		l->steps = (int)N(lab, "steps");
+		COPY(l->name, event_str(lab, "name"));
+		COPY(l->title, event_str(lab, "title"));
+		l->order = (int)event_num(lab, "order");
+		l->passed = (int)event_num(lab, "passed");
+		l->steps = (int)event_num(lab, "steps");
 	}
 }
 
@@ -304,11 +293,11 @@ void ui_state_load_history(struct ui_state *s, const char *path)
 		json_t *h = json_loads(line, 0, NULL);
 		if (!h)
 			continue;
-		struct ui_step *st = !strcmp(S(h, "lab"), s->lab)
-					     ? find_step(s, S(h, "step"))
+		struct ui_step *st = !strcmp(event_str(h, "lab"), s->lab)
+					     ? find_step(s, event_str(h, "step"))
 					     : NULL;
 		if (st && json_is_number(json_object_get(h, "gbps")))
-			add_history(st, N(h, "gbps"));
+			add_history(st, event_num(h, "gbps"));
 		json_decref(h);
 	}
 	fclose(f);
