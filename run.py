@@ -16,6 +16,7 @@ packages when run as root, or prints the one apt-get command to run.
 Python 3 standard library only.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -241,7 +242,6 @@ def results_table(events):
 
 def record(args):
     """Write the last bench run's table into the READMEs (between markers)."""
-    import json
     path = args.events or os.path.join(state_dir(), "runs",
                                        "%s-last.jsonl" % args.lab)
     try:
@@ -282,7 +282,6 @@ def lab_names():
     """Labs in workshop order, from the grader (which validates manifests)."""
     out = subprocess.run([GRADER, "--root", ROOT, "list", "--json"],
                          stdout=subprocess.PIPE, text=True)
-    import json
     try:
         return [lab["name"] for lab in json.loads(out.stdout or "[]")]
     except ValueError:
@@ -360,7 +359,6 @@ def workshop(parser):
     rc = build()
     if rc:
         return rc
-    import json
     out = subprocess.run([GRADER, "--root", ROOT, "list", "--json"],
                          stdout=subprocess.PIPE, text=True).stdout
     labs = json.loads(out or "[]")
