@@ -4,7 +4,8 @@
 
 static const char *const kinds[] = {
 	"run_begin", "device", "step_begin", "compile", "resources", "ptx",
-	"progress", "profile", "sanitizer", "case", "guard", "launch", "timing", "todo", "error",
+	"progress", "profile", "sanitizer", "case", "guard", "launch", "timing",
+	"todo", "error", "integrity",
 	"harness_end", "check", "step_end", "run_end",
 };
 

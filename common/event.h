@@ -46,6 +46,9 @@
  *             kernels? inst_per_element?   (bench: hardware counters)
  *  sanitizer  step tool measured(bool) errors? reason? output?
  *             (compute-sanitizer on the lab's sanitize case)
+ *  integrity  step check("timed_stream") ok event_us host_us message
+ *             (the timing audit: event time vs host time around a full
+ *             synchronization; ok=false fails the step)
  *  todo       step file line   (the step still calls CUDALAB_TODO())
  *  error      step? kind("cuda"|"harness"|"usage") message
  *  harness_end step ok      (the harness reached its end; absent => it died)

@@ -49,6 +49,37 @@ static long parse_long(const char *flag, const char *value, long lo, long hi)
 	return v;
 }
 
+static long extra_part(const char *text, const char *s, char **end, long max)
+{
+	errno = 0;
+	long v = strtol(s, end, 10);
+	if (errno || *end == s || v < 1 || v > max)
+		hx_die("usage", "--extra-size %s: sizes are 1..%ld", text, max);
+	return v;
+}
+
+int hx_extra_size_1d(int i, long max)
+{
+	const char *t = H.opts.extra_sizes[i];
+	char *end;
+	long v = extra_part(t, t, &end, max);
+	if (*end)
+		hx_die("usage", "--extra-size %s: this lab takes one length N", t);
+	return (int)v;
+}
+
+void hx_extra_size_2d(int i, long max, int *rows, int *cols)
+{
+	const char *t = H.opts.extra_sizes[i];
+	char *end;
+	*rows = (int)extra_part(t, t, &end, max);
+	if (*end != 'x')
+		hx_die("usage", "--extra-size %s: this lab takes a shape RxC", t);
+	*cols = (int)extra_part(t, end + 1, &end, max);
+	if (*end)
+		hx_die("usage", "--extra-size %s: this lab takes a shape RxC", t);
+}
+
 void hx_init(int argc, char **argv)
 {
 	int fd = -1;
@@ -85,6 +116,14 @@ void hx_init(int argc, char **argv)
 			H.opts.warmup = (int)parse_long(a, v, 0, 10000), i++;
 		else if (!strcmp(a, "--rounds"))
 			H.opts.rounds = (int)parse_long(a, v, 1, 16), i++;
+		else if (!strcmp(a, "--extra-size")) {
+			if (!v)
+				usage_error("%s needs a value", a);
+			if (H.opts.n_extra_sizes == 16)
+				usage_error("at most 16 %s", a);
+			H.opts.extra_sizes[H.opts.n_extra_sizes++] = v;
+			i++;
+		}
 		else
 			usage_error("unknown argument %s", a);
 		if (i >= argc)
@@ -292,11 +331,24 @@ void hx_parallel_for(size_t n, hx_range_fn fn, void *ctx)
 
 /* ---- guarded device buffers ----------------------------------------- */
 
+/* Freed allocations kept for reuse (see hx_buffer_new in harness.h). */
+#define SPARE_BUFFERS 4
+static struct {
+	unsigned char *alloc;
+	size_t total;
+} spare[SPARE_BUFFERS];
+
 struct hx_buffer hx_buffer_new(const char *name, size_t bytes, size_t offset)
 {
 	struct hx_buffer b = {name, NULL, NULL, bytes, offset};
 	size_t total = HX_GUARD_BYTES + offset + bytes + HX_GUARD_BYTES;
-	HX_CHECK(cudaMalloc(&b.alloc, total));
+	for (int i = 0; i < SPARE_BUFFERS && !b.alloc; i++)
+		if (spare[i].alloc && spare[i].total == total) {
+			b.alloc = spare[i].alloc;
+			spare[i].alloc = NULL;
+		}
+	if (!b.alloc)
+		HX_CHECK(cudaMalloc(&b.alloc, total));
 	HX_CHECK(cudaMemset(b.alloc, HX_GUARD_BYTE, total));
 	b.data = b.alloc + HX_GUARD_BYTES + offset;
 	return b;
@@ -304,8 +356,20 @@ struct hx_buffer hx_buffer_new(const char *name, size_t bytes, size_t offset)
 
 void hx_buffer_free(struct hx_buffer *b)
 {
-	if (b->alloc)
-		HX_CHECK(cudaFree(b->alloc));
+	if (!b->alloc)
+		return;
+	size_t total = HX_GUARD_BYTES + b->offset + b->bytes + HX_GUARD_BYTES;
+	int slot = -1;
+	for (int i = 0; i < SPARE_BUFFERS && slot < 0; i++)
+		if (!spare[i].alloc)
+			slot = i;
+	if (slot < 0) { /* full: the oldest goes back to the driver */
+		HX_CHECK(cudaFree(spare[0].alloc));
+		memmove(&spare[0], &spare[1], sizeof(spare[0]) * (SPARE_BUFFERS - 1));
+		slot = SPARE_BUFFERS - 1;
+	}
+	spare[slot].alloc = b->alloc;
+	spare[slot].total = total;
 	b->alloc = NULL;
 	b->data = NULL;
 }
@@ -624,6 +688,56 @@ static void flush_l2(int round)
 	HX_CHECK(cudaGetLastError());
 }
 
+static double host_now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return 1e6 * (double)ts.tv_sec + 1e-3 * (double)ts.tv_nsec;
+}
+
+/*
+ * AUDIT_CALLS calls timed by events and by the host around a full device
+ * synchronization (harness.h). The host interval also holds the launch and
+ * the synchronization themselves, hence the slack: more than twice the
+ * event time plus 50 us means the events missed most of the work.
+ */
+#define AUDIT_CALLS 5
+static void audit_timing(hx_call_fn fn, void *ctx, const char *what,
+			 cudaEvent_t *ev)
+{
+	double ev_us[AUDIT_CALLS], host_us[AUDIT_CALLS];
+	for (int i = 0; i < AUDIT_CALLS; i++) {
+		flush_l2(i);
+		HX_CHECK(cudaDeviceSynchronize());
+		double t0 = host_now_us();
+		HX_CHECK(cudaEventRecord(ev[0], 0));
+		fn(ctx);
+		HX_CHECK(cudaEventRecord(ev[1], 0));
+		HX_CHECK(cudaDeviceSynchronize());
+		host_us[i] = host_now_us() - t0;
+		float ms = 0;
+		HX_CHECK(cudaEventElapsedTime(&ms, ev[0], ev[1]));
+		ev_us[i] = 1000.0 * ms;
+	}
+	hx_check_call(what);
+	struct sample_stats e, h;
+	stats_summarize(ev_us, AUDIT_CALLS, &e);
+	stats_summarize(host_us, AUDIT_CALLS, &h);
+	int ok = h.median <= 2 * e.median + 50;
+	char msg[320] = "";
+	if (!ok)
+		snprintf(msg, sizeof(msg),
+			 "the GPU worked %.0f us per call but the timing events "
+			 "on the default stream saw only %.0f us: all work must "
+			 "be enqueued on stream 0 and finish before the launcher's "
+			 "last kernel does (no other streams, no host threads)",
+			 h.median, e.median);
+	hx_emit(json_pack("{s:s, s:s, s:b, s:f, s:f, s:s}", "event",
+			  "integrity", "check", "timed_stream", "ok", ok,
+			  "event_us", e.median, "host_us", h.median, "message",
+			  msg));
+}
+
 struct hx_timing hx_time_calls(hx_call_fn fn, void *ctx, const char *what)
 {
 	struct hx_timing t;
@@ -667,6 +781,7 @@ struct hx_timing hx_time_calls(hx_call_fn fn, void *ctx, const char *what)
 		if (r < 16)
 			t.round_median_us[r] = t.us.median;
 	}
+	audit_timing(fn, ctx, what, ev);
 	for (int i = 0; i < 2 * o->reps; i++)
 		HX_CHECK(cudaEventDestroy(ev[i]));
 	free(ev);

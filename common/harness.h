@@ -16,6 +16,10 @@
  *   --reps R --warmup W --rounds K   override the timing plan.
  *   --step ID       the step id to put in events.
  *   --no-timing     correctness only.
+ *   --extra-size S  one more correctness case of size S (repeatable, at most
+ *                   16): the instructor's hidden cases. "N" for 1-D labs,
+ *                   "RxC" for 2-D ones; the harness rejects what it cannot
+ *                   read.
  *   --profile       only the timed-size case, no timing: for running under
  *                   a profiler. A lab marks that case by ending its name
  *                   with "(timed size)".
@@ -46,7 +50,19 @@ struct hx_options {
 	int timing;            /* 0 with --no-timing or --profile */
 	int profile;
 	int warmup, reps, rounds;
+	/* --extra-size S (repeatable): sizes an instructor adds to the lab's
+	 * cases (hidden cases); each harness says how it reads S. */
+	const char *extra_sizes[16];
+	int n_extra_sizes;
 };
+
+/*
+ * The i-th --extra-size as one length ("N", 1..max) or as a shape ("RxC",
+ * each 1..max). A value that does not read ends the run with a "usage"
+ * error naming it.
+ */
+int hx_extra_size_1d(int i, long max);
+void hx_extra_size_2d(int i, long max, int *rows, int *cols);
 
 /* Parse the command line, open the result channel, select device 0. */
 void hx_init(int argc, char **argv);
@@ -118,6 +134,12 @@ struct hx_buffer {
 	size_t offset;
 };
 struct hx_buffer hx_buffer_new(const char *name, size_t bytes, size_t offset);
+/*
+ * hx_buffer_free keeps the last few freed allocations and hx_buffer_new
+ * hands one back when the size and offset match, so a case run after timing
+ * gets the very pointers the timed calls saw: a launcher that caches results
+ * by pointer then shows stale output instead of passing.
+ */
 void hx_buffer_free(struct hx_buffer *b);
 /* Fill the data with 0xFF bytes: NaN as float, bf16 and double. */
 void hx_buffer_poison(struct hx_buffer *b);
@@ -211,6 +233,13 @@ struct hx_timing {
  * then `rounds` rounds of `reps` calls, each call preceded by a write of 2x
  * the L2 size so no call finds its inputs in L2. All events are read after
  * the last call, so host work never falls inside a timed interval.
+ *
+ * Then an audit: a few more calls, each timed twice, by the events and by
+ * the host clock around a full device synchronization. Work the events did
+ * not see (another stream, work still running when the launcher returned
+ * and the events recorded) shows as host time far above event time; the
+ * "integrity" event reports both medians and ok=false in that case, which
+ * fails the step.
  */
 struct hx_timing hx_time_calls(hx_call_fn fn, void *ctx, const char *what);
 

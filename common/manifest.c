@@ -203,13 +203,39 @@ static int load_sanitize(struct loader *ld, json_t *obj, struct lab_manifest *m)
 	return 0;
 }
 
+/* "hidden_sizes": ["1000003", "333x777"]: digits, or digits x digits. */
+static int load_hidden(struct loader *ld, json_t *arr, struct lab_manifest *m)
+{
+	size_t n = json_array_size(arr);
+	if (!json_is_array(arr) || n == 0 || n > 16)
+		return fail(ld, "hidden_sizes", "must be an array of 1 to 16 "
+			    "sizes");
+	m->hidden_sizes = calloc(n + 1, sizeof(char *));
+	if (!m->hidden_sizes)
+		return fail(ld, "hidden_sizes", "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const char *t = json_string_value(json_array_get(arr, i));
+		size_t digits = t ? strspn(t, "0123456789") : 0;
+		int ok = t && digits > 0 && digits < 10 &&
+			 (t[digits] == 0 ||
+			  (t[digits] == 'x' && strspn(t + digits + 1, "0123456789") ==
+						       strlen(t + digits + 1) &&
+			   t[digits + 1] && strlen(t + digits + 1) < 10));
+		if (!ok)
+			return fail(ld, "hidden_sizes", "entry %zu must be a "
+				    "string \"N\" or \"RxC\"", i);
+		m->hidden_sizes[i] = strdup(t);
+	}
+	return 0;
+}
+
 static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 		     struct lab_manifest *m)
 {
 	static const char *const keys[] = {"name", "title", "order",
 					   "interface", "harness", "steps",
 					   "vendor", "time_limit_s", "sanitize",
-					   NULL};
+					   "hidden_sizes", NULL};
 	if (!json_is_object(root))
 		return fail(ld, "(top level)", "must be a JSON object");
 	if (only_keys(ld, root, "", keys) ||
@@ -246,6 +272,9 @@ static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 		return -1;
 	json_t *sanitize = json_object_get(root, "sanitize");
 	if (sanitize && load_sanitize(ld, sanitize, m))
+		return -1;
+	json_t *hidden = json_object_get(root, "hidden_sizes");
+	if (hidden && load_hidden(ld, hidden, m))
 		return -1;
 
 	json_t *steps = json_object_get(root, "steps");
@@ -319,6 +348,9 @@ void manifest_free(struct lab_manifest *m)
 	for (char **t = m->sanitize_tools; t && *t; t++)
 		free(*t);
 	free(m->sanitize_tools);
+	for (char **t = m->hidden_sizes; t && *t; t++)
+		free(*t);
+	free(m->hidden_sizes);
 	free(m->sanitize_case);
 	free(m->vendor_source);
 	free(m->vendor_name);

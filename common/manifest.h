@@ -16,6 +16,10 @@
  *     "sanitize": {"tools": ["racecheck"],   ? compute-sanitizer tools run
  *                  "case": "n=1025 ones"},     on one harness case, for the
  *                                              metric sanitizer_errors
+ *     "hidden_sizes": ["1000003", "77x999"], ? extra correctness cases the
+ *                                              harness runs (--extra-size):
+ *                                              an instructor's tree adds
+ *                                              them; students never see them
  *     "steps": [
  *       {"id": "v1", "title": "naive", "file": "saxpy_v1.cu",
  *        "hint": "what to try when this step fails",
@@ -68,6 +72,7 @@ struct lab_manifest {
 	char **vendor_libs;  /* NULL-terminated */
 	char **sanitize_tools; /* NULL-terminated; NULL when none */
 	char *sanitize_case;
+	char **hidden_sizes;   /* NULL-terminated; NULL when none */
 	struct step_spec *steps;
 	size_t nsteps;
 };

@@ -143,12 +143,13 @@ static const char *const *step_environment(char store[][512], size_t max)
 
 /* Run an executable built by build.c, forwarding its events. */
 static void run_executable(const struct grade_opts *o, const char *exe,
-			   const char *step_id, double limit_s,
-			   struct step_outcome *r, struct child *c)
+			   const char *step_id, char *const *extra_sizes,
+			   double limit_s, struct step_outcome *r,
+			   struct child *c)
 {
 	char step_arg[128];
 	snprintf(step_arg, sizeof(step_arg), "%s", step_id);
-	const char *argv[16];
+	const char *argv[48];
 	int k = 0;
 	argv[k++] = exe;
 	argv[k++] = "--result-fd";
@@ -161,6 +162,10 @@ static void run_executable(const struct grade_opts *o, const char *exe,
 	}
 	if (o->bench)
 		argv[k++] = "--bench";
+	for (char *const *x = extra_sizes; x && *x && k < 44; x++) {
+		argv[k++] = "--extra-size";
+		argv[k++] = *x;
+	}
 	argv[k] = NULL;
 	char store[16][512];
 	c->argv = argv;
@@ -200,7 +205,7 @@ static void run_vendor(const struct grade_opts *o,
 	struct step_outcome r;
 	outcome_init(&r, "vendor", copy_gbps, sink, arg);
 	struct child c = CHILD_INIT;
-	run_executable(o, exe, "vendor", lab->time_limit_s, &r, &c);
+	run_executable(o, exe, "vendor", NULL, lab->time_limit_s, &r, &c);
 	if (r.error)
 		sink(arg, r.error);
 	child_release(&c);
@@ -369,7 +374,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		} else {
 			double limit = o->time_limit_s > 0 ? o->time_limit_s
 							   : lab.time_limit_s;
-			run_executable(o, b->exe, s->id, limit, &r, &c);
+			run_executable(o, b->exe, s->id, lab.hidden_sizes, limit,
+				       &r, &c);
 			seconds = c.seconds;
 			json_t *med = json_object_get(r.metrics, "median_us");
 			if (first + i == 0 && json_is_number(med))

@@ -31,6 +31,9 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 		keep_first(&r->error, ev);
 	} else if (!strcmp(kind, "todo")) {
 		keep_first(&r->todo, ev);
+	} else if (!strcmp(kind, "integrity")) {
+		if (!json_is_true(json_object_get(ev, "ok")))
+			keep_first(&r->integrity, ev);
 	} else if (!strcmp(kind, "harness_end")) {
 		r->harness_end = 1;
 	} else if (!strcmp(kind, "launch")) {
@@ -125,6 +128,7 @@ void outcome_release(struct step_outcome *r)
 	json_decref(r->guard);
 	json_decref(r->error);
 	json_decref(r->todo);
+	json_decref(r->integrity);
 	json_decref(r->vendor_timing);
 }
 
@@ -329,6 +333,11 @@ const char *verdict_decide(const struct step_outcome *r, const struct child *c,
 			 "launched work on a stream other than the default "
 			 "stream: the harness checks and times stream 0, so "
 			 "enqueue your kernels there (no cudaStreamCreate)");
+		return "fail";
+	}
+	if (r->integrity) {
+		snprintf(summary, len, "timing not trusted: %s",
+			 event_str(r->integrity, "message"));
 		return "fail";
 	}
 	if (*check_fail) {

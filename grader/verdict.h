@@ -16,7 +16,7 @@
  * (event.h lists them) with a one-line summary a student can act on. The
  * order of precedence: timeout, not implemented, crash (CUDA error, garbage
  * on the channel, early exit or signal), wrong result, out-of-bounds write,
- * off-stream launch, failed check, unmeasured check (not graded), pass.
+ * off-stream launch, failed timing audit, failed check, unmeasured check (not graded), pass.
  */
 #ifndef CUDALAB_VERDICT_H
 #define CUDALAB_VERDICT_H
@@ -40,6 +40,7 @@ struct step_outcome {
 	json_t *guard;         /* first guard event */
 	json_t *error;         /* error event */
 	json_t *todo;          /* todo event */
+	json_t *integrity;     /* first failed timing audit */
 	json_t *vendor_timing; /* timing event of the vendor program */
 	double timed_n;        /* elements of the timed call (0: not timed) */
 	int harness_end;

@@ -135,6 +135,23 @@ int main(void)
 		      ",\"sanitize\":{\"tools\":[\"racecheck\"]}", good_step);
 	expect_error(body, "sanitize.case", "missing");
 
+	static const char *const bad_hidden[] = {
+		"[]", "[7]", "[\"\"]", "[\"12a\"]", "[\"3x\"]", "[\"x3\"]",
+		"[\"3x4x5\"]", "[\"-5\"]", "[\"12345678901\"]", "\"77\"", NULL};
+	for (const char *const *h = bad_hidden; *h; h++) {
+		char extra[128];
+		snprintf(extra, sizeof(extra), ",\"hidden_sizes\":%s", *h);
+		manifest_with(body, sizeof(body), "demo", extra, good_step);
+		expect_error(body, "hidden_sizes", "must be");
+	}
+	manifest_with(body, sizeof(body), "demo",
+		      ",\"hidden_sizes\":[\"1000003\",\"33x4097\"]", good_step);
+	CHECK(load(body, &m, err, sizeof(err)) == 0 && m.hidden_sizes &&
+		      !strcmp(m.hidden_sizes[0], "1000003") &&
+		      !strcmp(m.hidden_sizes[1], "33x4097") && !m.hidden_sizes[2],
+	      "hidden_sizes are read in order (%s)", err);
+	manifest_free(&m);
+
 	CHECK(manifest_load("/nonexistent/lab", &m, err, sizeof(err)) == -1 &&
 		      strstr(err, "/nonexistent/lab/lab.json"),
 	      "a missing lab.json names its path (%s)", err);
