@@ -25,6 +25,9 @@
  *  step_begin step title file
  *  compile    step status("started"|"cached"|"ok"|"failed") seconds?
  *             diagnostics?:[{file line column severity message}] output?
+ *  lint       step file count problems:[{line message}]   (the student's
+ *             file breaks the kernel-file rules, grader/lint.h; the step is
+ *             not compiled and its verdict is "rejected")
  *  resources  step kernels:[{name registers spill_store_bytes
  *             spill_load_bytes shared_bytes stack_bytes}]
  *  ptx        step global_loads global_stores max_load_bytes max_store_bytes
@@ -61,7 +64,8 @@
  *
  * Step verdicts: "pass", "fail" (ran, but a case or a check failed),
  * "compile_error", "crash" (CUDA error, signal, or exit before harness_end),
- * "timeout", "not_implemented" (starter stub), "not_graded" (no CUDA device).
+ * "timeout", "not_implemented" (starter stub), "not_graded" (no CUDA device),
+ * "rejected" (the file breaks the kernel-file rules: grader/lint.h).
  */
 #ifndef CUDALAB_EVENT_H
 #define CUDALAB_EVENT_H

@@ -1,14 +1,15 @@
 #include "grade.h"
+#include "lint.h"
 #include "build.h"
 #include "device.h"
 #include "event.h"
 #include "manifest.h"
 #include "metric.h"
 #include "profiler.h"
-#include "metric.h"
 #include "runner.h"
 #include "verdict.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,59 @@ static const char *const *step_environment(char store[][512], size_t max)
 	env[k++] = "HOME=/tmp";
 	env[k] = NULL;
 	return env;
+}
+
+/*
+ * Lint the student's file of one step (lint.h). A file that breaks the rules
+ * gets a "lint" event listing every problem and is not compiled: returns 1
+ * with "file:line: reason" of the first in why. A missing file is left to
+ * the build, which reports it like any compiler would.
+ */
+static int lint_step(const char *lab_dir, const struct step_build *b,
+		     event_sink sink, void *arg, char *why, size_t len)
+{
+	/* quoted includes: the lab's headers and the runtime's cudalab.h */
+	const char *names[66];
+	int nn = 0;
+	names[nn++] = "cudalab.h";
+	DIR *d = opendir(lab_dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) && nn < 64) {
+		size_t l = strlen(e->d_name);
+		if (l > 2 && !strcmp(e->d_name + l - 2, ".h"))
+			names[nn++] = strdup(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	names[nn] = NULL;
+
+	struct lint_problem p[16];
+	char err[512] = "";
+	int n = access(b->source, F_OK) == 0
+			? lint_file(b->source, names, p, 16, err, sizeof(err))
+			: 0;
+	for (int i = 1; i < nn; i++)
+		free((char *)names[i]);
+	if (n == 0)
+		return 0;
+	json_t *list = json_array();
+	if (n < 0) {
+		snprintf(why, len, "%s", err);
+		json_array_append_new(list, json_pack("{s:i, s:s}", "line", 0,
+						      "message", err));
+	} else {
+		snprintf(why, len, "%s:%d: %s", b->step->file, p[0].line,
+			 p[0].message);
+		for (int i = 0; i < n && i < 16; i++)
+			json_array_append_new(
+				list, json_pack("{s:i, s:s}", "line", p[i].line,
+						"message", p[i].message));
+	}
+	emit(sink, arg,
+	     json_pack("{s:s, s:s, s:s, s:i, s:o}", "event", "lint", "step",
+		       b->step->id, "file", b->step->file, "count",
+		       n < 0 ? 1 : n, "problems", list));
+	return 1;
 }
 
 /* Run an executable built by build.c, forwarding its events. */
@@ -316,14 +370,32 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			       builds[i].step->id, "status", "started", "file",
 			       builds[i].step->file));
 	}
-	if (build_steps(&env, &lab, builds, count, err, errlen) < 0) {
+	/* Lint every file; only the clean ones go to the compiler. */
+	char(*rejected)[600] = calloc(count, sizeof(*rejected));
+	struct step_build *clean = calloc(count, sizeof(*clean));
+	size_t nclean = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (lint_step(lab_dir, &builds[i], sink, arg, rejected[i],
+			      sizeof(rejected[i])))
+			continue;
+		clean[nclean++] = builds[i];
+	}
+	if (build_steps(&env, &lab, clean, nclean, err, errlen) < 0) {
+		free(clean);
+		free(rejected);
 		free(builds);
 		json_decref(device);
 		manifest_free(&lab);
 		return -1;
 	}
+	for (size_t i = 0, k = 0; i < count; i++)
+		if (!rejected[i][0])
+			builds[i] = clean[k++];
+	free(clean);
 	for (size_t i = 0; i < count; i++) {
 		struct step_build *b = &builds[i];
+		if (rejected[i][0])
+			continue;
 		const char *status = !b->ok ? "failed" : b->cached ? "cached" : "ok";
 		emit(sink, arg,
 		     json_pack("{s:s, s:s, s:s, s:f, s:O, s:s}", "event",
@@ -359,7 +431,11 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		outcome_add_static(&r, b->resources, b->ptx);
 		struct child c = CHILD_INIT;
 		double seconds = 0;
-		if (!b->ok) {
+		if (rejected[i][0]) {
+			snprintf(summary, sizeof(summary), "rejected: %s",
+				 rejected[i]);
+			verdict = "rejected";
+		} else if (!b->ok) {
 			char e[600];
 			snprintf(summary, sizeof(summary),
 				 "does not compile: %s",
@@ -448,6 +524,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	for (size_t i = 0; i < count; i++)
 		step_build_release(&builds[i]);
 	free(builds);
+	free(rejected);
 	json_decref(device);
 	manifest_free(&lab);
 	return failed ? 1 : not_graded ? 3 : 0;

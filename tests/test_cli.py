@@ -152,6 +152,41 @@ def compile_errors_without_gpu(t, state):
              "rc=%d\n%s" % (rc, out[-1500:]))
 
 
+def rejected_without_gpu(t, state):
+    """Fixtures the kernel-file rules reject: no GPU needed to catch them."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    base = os.path.join(hu.ROOT, "tests", "fixtures")
+    for lab in sorted(os.listdir(base)):
+        manifest = os.path.join(hu.ROOT, "labs", lab, "lab.json")
+        if not os.path.exists(manifest):
+            continue
+        with open(manifest) as f:
+            files = {s["id"]: s["file"] for s in json.load(f)["steps"]}
+        for name in sorted(os.listdir(os.path.join(base, lab))):
+            path = os.path.join(base, lab, name)
+            if not name.endswith(".cu"):
+                continue
+            want = hu.fixture_expectations(path)
+            if want.get("verdict") != "rejected":
+                continue
+            step = want["step"]
+            with hu.Scratch() as s:
+                s.put(path, files[step])
+                rc, events, _ = hu.grade(["test", lab, "--step", step,
+                                          "--src", s.path], env=env)
+            e = hu.step_ends(events).get(step, {})
+            lint = [x for x in events if x.get("event") == "lint"]
+            t.record("cli: %s %s is rejected before it builds, without a "
+                     "GPU: '%s'" % (lab, name, want["message"]),
+                     rc == 1 and e.get("verdict") == "rejected"
+                     and want["message"] in e.get("summary", "")
+                     and len(lint) == 1
+                     and not any(x.get("event") == "compile"
+                                 and x.get("status") != "started"
+                                 for x in events),
+                     "rc=%d %s" % (rc, e))
+
+
 def missing_step_file(t, state):
     env = dict(NO_GPU, CUDALAB_STATE=state)
     with hu.Scratch() as s:
@@ -376,6 +411,7 @@ def run(t):
         json_stream(t, state)
         results_files(t, state)
         compile_errors_without_gpu(t, state)
+        rejected_without_gpu(t, state)
         missing_step_file(t, state)
         build_cache(t, state)
         broken_manifest(t)

@@ -29,6 +29,7 @@ const char *verdict_label(const struct ui_step *st, enum style *style)
 		{"fail", "FAIL", ST_FAIL},
 		{"compile_error", "COMPILE ERR", ST_FAIL},
 		{"crash", "CRASH", ST_FAIL},
+		{"rejected", "REJECTED", ST_FAIL},
 		{"timeout", "TIMEOUT", ST_FAIL},
 		{"not_implemented", "TODO", ST_WARN},
 		{"not_graded", "NOT GRADED", ST_WARN},

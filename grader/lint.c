@@ -1,0 +1,379 @@
+/* lint — see lint.h for the rules. One pass over the text: comments and
+ * string contents are skipped, preprocessor directives read where they
+ * start, identifiers looked up with what comes before and after them. */
+#include "lint.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Names rejected wherever they appear (outside member access). */
+static const char *const banned_anywhere[] = {
+	/* processes and programs */
+	"system", "popen", "pclose", "fork", "vfork", "execl", "execlp",
+	"execle", "execv", "execvp", "execvpe", "execve", "fexecve",
+	"posix_spawn", "posix_spawnp", "clone", "ptrace", "pthread_create",
+	"prctl", "seccomp", "setrlimit", "prlimit", "sigaction", "raise",
+	"longjmp", "setjmp", "syscall",
+	/* libraries loaded at run time */
+	"dlopen", "dlmopen", "dlsym", "dlvsym",
+	/* files and directories */
+	"fopen", "fopen64", "freopen", "fdopen", "tmpfile", "opendir", "openat",
+	"open64", "creat", "unlink", "unlinkat", "rmdir", "mkdir", "chdir",
+	"fchdir", "mmap", "mprotect", "ioctl", "fcntl", "dup2", "dup3",
+	/* network */
+	"socket", "socketpair", "sendto", "sendmsg", "recvfrom", "recvmsg",
+	"getaddrinfo", "gethostbyname",
+	/* environment */
+	"getenv", "secure_getenv", "setenv", "unsetenv", "putenv",
+	"clearenv", "environ", "__environ", "program_invocation_name",
+	/* ending the process early, hooks around main */
+	"exit", "_exit", "_Exit", "quick_exit", "abort", "atexit",
+	"at_quick_exit", "constructor", "destructor", "init_priority",
+	/* output that could reach the result channel */
+	"fprintf", "vfprintf", "dprintf", "vdprintf", "fputs", "fputc",
+	"putc", "fwrite",
+	NULL,
+};
+
+/* Common words rejected only when called or their address is taken. */
+static const char *const banned_calls[] = {
+	"main", "read", "write", "close", "open", "pipe", "dup", "kill",
+	"signal", "bind", "connect", "listen", "accept", "send", "recv",
+	"remove", "rename", "lseek", "truncate", "ftruncate", "stat", NULL,
+};
+
+/* After std:: these are threads of the host, not of the GPU. */
+static const char *const banned_std[] = {"thread", "jthread", "async",
+					 NULL};
+
+static const char *const banned_prefixes[] = {"hx_", "HX_", "json_",
+					      "__real_", "__wrap_", NULL};
+
+/* Headers a kernel file may include with <...>. */
+static const char *const angle_ok[] = {
+	"cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
+	"cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "mma.h",
+	"cooperative_groups.h", "cooperative_groups/reduce.h",
+	"cooperative_groups/memcpy_async.h", "cooperative_groups/scan.h",
+	"cuda_pipeline.h", "cuda_pipeline_primitives.h", "cuda_awbarrier.h",
+	"cuda/pipeline", "cuda/barrier", "cuda/annotated_ptr",
+	"vector_types.h", "vector_functions.h", "math_constants.h",
+	"cstdint", "stdint.h", "cstddef", "stddef.h", "cmath", "math.h",
+	"cfloat", "float.h", "climits", "limits.h", "cstdio", "stdio.h",
+	"cassert", "assert.h", "type_traits", "utility", "limits",
+	"algorithm", "cstring", "string.h", NULL,
+};
+
+/* Inside any string: instructions that enter the kernel directly. */
+static const char *const banned_asm[] = {"syscall", "sysenter", "int $0x80",
+					 "int 0x80", NULL};
+
+struct scan {
+	const char *text;
+	const char *const *quoted_ok;
+	struct lint_problem *out;
+	int max, count, line;
+};
+
+static int in_list(const char *const *list, const char *s, size_t len)
+{
+	for (; *list; list++)
+		if (strlen(*list) == len && !strncmp(*list, s, len))
+			return 1;
+	return 0;
+}
+
+static void problem(struct scan *s, int line, const char *fmt, ...)
+{
+	if (s->count < s->max) {
+		struct lint_problem *p = &s->out[s->count];
+		p->line = line;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(p->message, sizeof(p->message), fmt, ap);
+		va_end(ap);
+	}
+	s->count++;
+}
+
+static int is_ident_start(int c)
+{
+	return isalpha(c) || c == '_';
+}
+
+static int is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* Skip spaces and tabs (not newlines) from p. */
+static const char *skip_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* The significant character before position i (skipping white space). */
+static const char *before(const char *text, const char *p)
+{
+	while (p > text && isspace((unsigned char)p[-1]))
+		p--;
+	return p > text ? p - 1 : NULL;
+}
+
+static void check_include(struct scan *s, const char *p)
+{
+	p = skip_blank(p);
+	char close = *p == '"' ? '"' : *p == '<' ? '>' : 0;
+	if (!close) {
+		problem(s, s->line, "#include of a computed name: include "
+				    "headers by their name");
+		return;
+	}
+	const char *name = p + 1, *end = strchr(name, close);
+	const char *eol = strchr(name, '\n');
+	if (!end || (eol && end > eol)) {
+		problem(s, s->line, "#include with an unterminated name");
+		return;
+	}
+	size_t len = (size_t)(end - name);
+	if (close == '"' && !in_list(s->quoted_ok, name, len))
+		problem(s, s->line,
+			"#include \"%.*s\": a kernel file may include only the "
+			"lab's own headers with quotes",
+			(int)len, name);
+	else if (close == '>' && !in_list(angle_ok, name, len))
+		problem(s, s->line,
+			"#include <%.*s> is not on the list of headers a kernel "
+			"file may use (CUDA, math, integer types, printf)",
+			(int)len, name);
+}
+
+/* Handle a directive starting at '#'; returns where scanning goes on. */
+static const char *directive(struct scan *s, const char *p)
+{
+	p = skip_blank(p + 1);
+	const char *w = p;
+	while (is_ident(*p))
+		p++;
+	size_t len = (size_t)(p - w);
+	if ((len == 7 && !strncmp(w, "include", 7)) ||
+	    (len == 12 && !strncmp(w, "include_next", 12)) ||
+	    (len == 6 && !strncmp(w, "import", 6))) {
+		check_include(s, p);
+		while (*p && *p != '\n')
+			p++;
+		return p;
+	}
+	if (len == 6 && !strncmp(w, "define", 6)) {
+		/* the logical line, with backslash continuations */
+		for (const char *q = p; *q; q++) {
+			if (q[0] == '#' && q[1] == '#') {
+				problem(s, s->line,
+					"#define pastes tokens with ##: not "
+					"allowed in a kernel file");
+				break;
+			}
+			if (*q == '\n' && (q == p || q[-1] != '\\'))
+				break;
+		}
+	}
+	return p;
+}
+
+static void check_ident(struct scan *s, const char *start, size_t len)
+{
+	for (const char *const *pre = banned_prefixes; *pre; pre++)
+		if (len >= strlen(*pre) && !strncmp(start, *pre, strlen(*pre))) {
+			problem(s, s->line,
+				"uses %.*s: the harness's and JSON library's "
+				"own functions are not for kernel files",
+				(int)len, start);
+			return;
+		}
+	const char *b = before(s->text, start);
+	if (b && (*b == '.' || (*b == '>' && b > s->text && b[-1] == '-')))
+		return; /* member access: tile.sync(), p->read */
+	int std_qualified = 0;
+	if (b && *b == ':' && b > s->text && b[-1] == ':') {
+		const char *q = before(s->text, b - 1);
+		const char *qe = q ? q + 1 : NULL;
+		while (q && q >= s->text && is_ident(*q))
+			q--;
+		const char *qs = q ? q + 1 : s->text;
+		size_t qlen = qe && qe > qs ? (size_t)(qe - qs) : 0;
+		if (qlen == 3 && !strncmp(qs, "std", 3))
+			std_qualified = 1;
+		else if (qlen > 0)
+			return; /* cg::sync, cuda::memcpy_async */
+		/* ::name is the global one: checked as written */
+	}
+	const char *n = start + len;
+	while (isspace((unsigned char)*n))
+		n++;
+	int called = *n == '(';
+	int address = b && *b == '&' &&
+		      !(b > s->text && (b[-1] == '&' || is_ident(b[-1]) ||
+					b[-1] == ')' || b[-1] == ']'));
+	if (in_list(banned_anywhere, start, len) ||
+	    ((called || address || std_qualified) &&
+	     in_list(banned_calls, start, len)) ||
+	    (std_qualified && in_list(banned_std, start, len))) {
+		if (len == 4 && !strncmp(start, "main", 4))
+			problem(s, s->line,
+				"defines or calls main(): the harness owns the "
+				"program; a kernel file has kernels and the "
+				"launcher only");
+		else
+			problem(s, s->line,
+				"uses %s%.*s: process, file, network, "
+				"environment, exit and output functions are "
+				"not allowed in a kernel file",
+				std_qualified ? "std::" : "", (int)len, start);
+	}
+}
+
+/* Skip a string literal starting at the quote; checks its contents. */
+static const char *string_lit(struct scan *s, const char *p, int raw)
+{
+	const char *body = p + 1, *end;
+	if (raw) {
+		const char *paren = strchr(body, '(');
+		char delim[20] = ")";
+		if (!paren || paren - body > 16)
+			return body;
+		snprintf(delim, sizeof(delim), ")%.*s\"", (int)(paren - body),
+			 body);
+		end = strstr(paren, delim);
+		end = end ? end + strlen(delim) - 1 : paren + strlen(paren) - 1;
+	} else {
+		end = body;
+		while (*end && *end != '"' && *end != '\n') {
+			if (*end == '\\' && end[1])
+				end++;
+			end++;
+		}
+	}
+	for (const char *const *a = banned_asm; *a; a++) {
+		const char *hit = strstr(body, *a);
+		if (hit && hit < end) {
+			problem(s, s->line, "a string holds \"%s\": system calls "
+					    "are not allowed", *a);
+			break;
+		}
+	}
+	for (const char *q = body; q < end; q++)
+		s->line += *q == '\n';
+	return *end ? end + 1 : end;
+}
+
+int lint_text(const char *text, const char *const *quoted_ok,
+	      struct lint_problem *out, int max)
+{
+	static const char *const none[] = {NULL};
+	struct scan s = {text, quoted_ok ? quoted_ok : none, out, max, 0, 1};
+	int line_start = 1;
+	const char *p = text;
+	while (*p) {
+		char c = *p;
+		if (c == '\n') {
+			s.line++;
+			line_start = 1;
+			p++;
+			continue;
+		}
+		if (isspace((unsigned char)c)) {
+			p++;
+			continue;
+		}
+		if (c == '/' && p[1] == '/') {
+			while (*p && *p != '\n')
+				p++;
+			continue;
+		}
+		if (c == '/' && p[1] == '*') {
+			p += 2;
+			while (*p && !(p[0] == '*' && p[1] == '/'))
+				s.line += *p++ == '\n';
+			p += *p ? 2 : 0;
+			continue;
+		}
+		if (c == '#' && line_start) {
+			p = directive(&s, p);
+			line_start = 0;
+			continue;
+		}
+		line_start = 0;
+		if (c == '"') {
+			p = string_lit(&s, p, p > text && p[-1] == 'R');
+			continue;
+		}
+		if (c == '\'') {
+			p++;
+			while (*p && *p != '\'' && *p != '\n') {
+				if (*p == '\\' && p[1])
+					p++;
+				p++;
+			}
+			p += *p == '\'';
+			continue;
+		}
+		if (is_ident_start(c)) {
+			const char *start = p;
+			while (is_ident(*p))
+				p++;
+			if (*p == '"' && p - start <= 3 && p[-1] == 'R')
+				continue; /* raw string prefix: next round */
+			check_ident(&s, start, (size_t)(p - start));
+			continue;
+		}
+		if (isdigit((unsigned char)c)) {
+			while (is_ident(*p) || *p == '.')
+				p++;
+			continue;
+		}
+		p++;
+	}
+	return s.count;
+}
+
+int lint_file(const char *path, const char *const *quoted_ok,
+	      struct lint_problem *out, int max, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "cannot read %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	size_t cap = 1 << 20;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		fclose(f);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	size_t n = fread(buf, 1, cap + 1, f);
+	fclose(f);
+	if (n > cap) {
+		free(buf);
+		snprintf(err, errlen, "%s is over 1 MiB: not a kernel file",
+			 path);
+		return -1;
+	}
+	buf[n] = 0;
+	if (memchr(buf, 0, n)) {
+		free(buf);
+		snprintf(err, errlen, "%s holds NUL bytes: not a text file",
+			 path);
+		return -1;
+	}
+	int count = lint_text(buf, quoted_ok, out, max);
+	free(buf);
+	return count;
+}

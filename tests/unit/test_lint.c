@@ -1,0 +1,101 @@
+/* lint: what a kernel file may and may not contain (grader/lint.h). */
+#include "check.h"
+#include "lint.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const lab_headers[] = {"saxpy.h", "cudalab.h", NULL};
+
+/* text must be rejected with a problem on line `line` whose message holds
+ * `words`. */
+static void rejects(const char *what, const char *text, int line,
+		    const char *words)
+{
+	struct lint_problem p[8];
+	int n = lint_text(text, lab_headers, p, 8);
+	CHECK(n >= 1 && p[0].line == line && strstr(p[0].message, words),
+	      "rejects %s (got %d: line %d %s)", what, n, n ? p[0].line : 0,
+	      n ? p[0].message : "");
+}
+
+static void accepts(const char *what, const char *text)
+{
+	struct lint_problem p[8];
+	int n = lint_text(text, lab_headers, p, 8);
+	CHECK(n == 0, "accepts %s (got %d: %s)", what, n, n ? p[0].message : "");
+}
+
+int main(void)
+{
+	accepts("a plain kernel file",
+		"#include \"saxpy.h\"\n#include <cuda_bf16.h>\n"
+		"#include <cooperative_groups.h>\n"
+		"namespace cg = cooperative_groups;\n"
+		"__global__ void k(int n, float *y) {\n"
+		"  cg::thread_block b = cg::this_thread_block();\n"
+		"  b.sync(); int read = 3; y[0] = read;\n"
+		"  asm volatile(\"cp.async.commit_group;\");\n"
+		"  printf(\"n=%d\\n\", n);\n}\n"
+		"void saxpy(int n, float a, const float *x, float *y)\n"
+		"{ k<<<1, 32>>>(n, y); }\n");
+	accepts("banned words in comments and strings",
+		"// system(\"rm -rf /\") and exit(0)\n/* fork() */\n"
+		"const char *s = \"main( fopen( getenv(\";\n");
+	accepts("member access and other namespaces",
+		"void f() { p->write(1); q.open(); cuda::exit(); }\n");
+	accepts("a raw string with a quote inside",
+		"const char *s = R\"x(a \" b)x\"; int ok;\n");
+
+	rejects("main", "#include \"saxpy.h\"\nint main() { return 0; }\n", 2,
+		"main()");
+	rejects("system", "void f() {\n  system(\"id\");\n}\n", 2, "system");
+	rejects("::system", "void f() { ::system(\"id\"); }\n", 1, "system");
+	rejects("std::exit", "void f() { std::exit(0); }\n", 1, "exit");
+	rejects("std::thread", "#include <cstdio>\nstd::thread t;\n", 2,
+		"std::thread");
+	rejects("exit after a block comment", "/* a\nb\n*/ void f() { exit(0); }",
+		3, "exit");
+	rejects("a constructor", "__attribute__((constructor)) void f() {}\n",
+		1, "constructor");
+	rejects("atexit", "static int x = atexit(0);\n", 1, "atexit");
+	rejects("a function pointer to system", "auto f = system;\n", 1,
+		"system");
+	rejects("the address of write", "auto f = &write;\n", 1, "write");
+	rejects("a call to write", "void f() { write(3, \"x\", 1); }\n", 1,
+		"write");
+	rejects("fprintf", "void f() { fprintf(stderr, \"x\"); }\n", 1,
+		"fprintf");
+	rejects("fopen", "void f() { fopen(\"/etc/passwd\", \"r\"); }\n", 1,
+		"fopen");
+	rejects("getenv", "void f() { getenv(\"HOME\"); }\n", 1, "getenv");
+	rejects("dlsym", "void *p = dlsym(0, \"system\");\n", 1, "dlsym");
+	rejects("the harness's functions", "void f() { hx_emit(0); }\n", 1,
+		"hx_emit");
+	rejects("jansson", "void f() { json_pack(\"{}\"); }\n", 1, "json_pack");
+	rejects("__real_ launch hooks", "extern int __real_cudaLaunchKernel;\n",
+		1, "__real_");
+	rejects("token pasting", "#define CAT(a, b) a ## b\nCAT(sys, tem);\n",
+		1, "##");
+	rejects("a computed include", "#define H <stdio.h>\n#include H\n", 2,
+		"computed");
+	rejects("a quoted include outside the lab",
+		"#include \"../../solutions/saxpy/saxpy_v5.cu\"\n", 1,
+		"lab's own headers");
+	rejects("an include not on the list", "\n#include <unistd.h>\n", 2,
+		"<unistd.h>");
+	rejects("cub", "#include <cub/cub.cuh>\n", 1, "cub/cub.cuh");
+	rejects("a syscall in inline asm",
+		"void f() { asm(\"mov $60, %eax; syscall\"); }\n", 1, "syscall");
+
+	struct lint_problem p[2];
+	int n = lint_text("void f() { exit(1); abort(); fork(); }\n", NULL, p, 2);
+	CHECK(n == 3 && p[1].line == 1 && strstr(p[1].message, "abort"),
+	      "every problem is counted, the first max are kept (%d)", n);
+
+	char err[256];
+	CHECK(lint_file("/nonexistent.cu", NULL, p, 2, err, sizeof(err)) == -1 &&
+		      strstr(err, "/nonexistent.cu"),
+	      "an unreadable file is an error naming it (%s)", err);
+	return check_done();
+}
