@@ -1,5 +1,6 @@
 #include "runner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -59,7 +60,8 @@ static void child_exec(struct child *c, int out_fd, int result_w,
 		goto fail;
 	set_limit(RLIMIT_CPU, c->cpu_limit_s);
 	set_limit(RLIMIT_FSIZE, c->file_limit_bytes);
-	set_limit(RLIMIT_NPROC, c->nproc_limit);
+	set_limit(RLIMIT_NPROC, c->nproc_limit ? c->nproc_base + c->nproc_limit
+					       : 0);
 	set_limit(RLIMIT_CORE, 0);
 	if (c->env)
 		execvpe(c->argv[0], (char *const *)c->argv,
@@ -73,8 +75,45 @@ fail:;
 	_exit(127);
 }
 
+/*
+ * Tasks (threads included: that is what RLIMIT_NPROC counts) that belong to
+ * this real user now, from /proc. 0 when /proc cannot be read.
+ */
+static long user_tasks(void)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	long total = 0;
+	uid_t me = getuid();
+	struct dirent *e;
+	char path[300], line[256];
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		long uid = -1, threads = 0;
+		while (fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "Uid:", 4))
+				uid = strtol(line + 4, NULL, 10);
+			else if (!strncmp(line, "Threads:", 8))
+				threads = strtol(line + 8, NULL, 10);
+		}
+		fclose(f);
+		if (uid == (long)me)
+			total += threads;
+	}
+	closedir(d);
+	return total;
+}
+
 int child_start(struct child *c)
 {
+	if (c->nproc_limit)
+		c->nproc_base = user_tasks();
 	int out_fd = -1, outp[2] = {-1, -1}, resp[2] = {-1, -1},
 	    report[2] = {-1, -1};
 	c->error[0] = '\0';

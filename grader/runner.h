@@ -27,7 +27,11 @@
  * so no grandchild outlives the run or holds its pipes open.
  *
  * Limits (0 = none): wall_limit_s (measured by the runner), cpu_limit_s
- * (RLIMIT_CPU), file_limit_bytes (RLIMIT_FSIZE), nproc_limit (RLIMIT_NPROC).
+ * (RLIMIT_CPU), file_limit_bytes (RLIMIT_FSIZE), nproc_limit: how many more
+ * processes and threads the child may create beyond those its user already
+ * has (RLIMIT_NPROC is per user, so the runner counts them in /proc first).
+ * The kernel does not apply RLIMIT_NPROC to root: there, the wall-clock
+ * limit and the group kill are what end a fork bomb.
  *
  * env: NULL inherits the grader's environment; otherwise it is the child's
  * whole environment (NULL-terminated "NAME=value" strings).
@@ -54,6 +58,7 @@ struct child {
 	long cpu_limit_s;
 	long file_limit_bytes;
 	long nproc_limit;
+	long nproc_base;   /* set by child_start: the user's tasks before */
 
 	/* set by child_start / child_finish */
 	pid_t pid;

@@ -55,6 +55,22 @@ int main(int argc, char **argv)
 		}
 		printf("parent done\n");
 		return 0;
+	} else if (!strcmp(mode, "forkbomb")) {
+		int made = 0; /* bounded, so a broken limit cannot sink CI */
+		while (made < 2000) {
+			pid_t p = fork();
+			if (p < 0)
+				break;
+			if (p == 0) {
+				pause();
+				_exit(0);
+			}
+			made++;
+		}
+		printf("forked %d\n", made);
+		fflush(stdout);
+		for (;;)
+			pause();
 	} else if (!strcmp(mode, "env") && argc > 2) {
 		const char *v = getenv(argv[2]);
 		printf("%s\n", v ? v : "(unset)");

@@ -3,7 +3,10 @@
 #include "check.h"
 #include "runner.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +21,33 @@ static int run(struct child *c, const char *mode, const char *arg)
 	argv[3] = NULL;
 	c->argv = argv;
 	return child_run(c);
+}
+
+/* Members of process group g that are not zombies (from /proc). */
+static int live_in_group(pid_t g)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int live = 0;
+	while (d && (e = readdir(d))) {
+		char path[300], buf[512];
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		char state;
+		int ppid, pgrp;
+		const char *rp = strrchr(buf, ')');
+		if (rp && sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 &&
+		    pgrp == g && state != 'Z')
+			live++;
+	}
+	if (d)
+		closedir(d);
+	return live;
 }
 
 int main(void)
@@ -117,6 +147,30 @@ int main(void)
 				     "larger than"),
 		      "the file-size limit stops a growing file (%s)", how);
 		unlink(path);
+		child_release(&c);
+	}
+	{
+		struct child c = CHILD_INIT;
+		c.nproc_limit = 64;
+		c.wall_limit_s = 3;
+		run(&c, "forkbomb", NULL);
+		int made = atoi(strbuf_str(&c.out) + 7);
+		pid_t group = c.pid;
+		int gone = 0;
+		for (int i = 0; i < 20 && !gone; i++) {
+			usleep(100 * 1000);
+			gone = live_in_group(group) == 0;
+		}
+		if (getuid() == 0)
+			CHECK(c.timed_out && gone,
+			      "a fork bomb (as root, where RLIMIT_NPROC does not "
+			      "apply: %d forks) ends at the wall limit with its "
+			      "whole group killed", made);
+		else
+			CHECK(c.timed_out && gone && made > 0 && made <= 64,
+			      "a fork bomb stops at the process limit (%d more "
+			      "processes) and its whole group is killed at the "
+			      "wall limit", made);
 		child_release(&c);
 	}
 	{
