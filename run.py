@@ -32,9 +32,11 @@ PACKAGES = [
     ("libncurses-dev", "ncurses.h"),
 ]
 # (Debian package, a program it provides): what `make test` needs besides
-# (the dashboard's tests drive the real program under tmux).
+# (the dashboard's tests drive the real program under tmux; the sandbox's
+# tests run programs under bubblewrap).
 TEST_PACKAGES = [
     ("tmux", "tmux"),
+    ("bubblewrap", "bwrap"),
 ]
 
 
@@ -448,7 +450,7 @@ def main(argv=None):
                                    "install them when run as root")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--for-tests", action="store_true",
-                   help="also what `make test` needs (tmux)")
+                   help="also what `make test` needs (tmux, bubblewrap)")
 
     p = sub.add_parser("show", help="replay a saved run in the dashboard",
                        description="replay a saved run (default: the most "

@@ -22,6 +22,8 @@
  *  device     available(bool) reason?  name? cc? sm_count? l2_bytes?
  *             mem_bytes? driver? runtime? copy_gbps? copy_method?
  *             copy_source?("measured"|"cached")  arch(the nvcc -arch used)
+ *  sandbox    on(bool) reason?   (grading untrusted code: whether step
+ *             programs run under bubblewrap, grader/sandbox.h)
  *  step_begin step title file
  *  compile    step status("started"|"cached"|"ok"|"failed") seconds?
  *             diagnostics?:[{file line column severity message}] output?

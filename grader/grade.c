@@ -7,6 +7,7 @@
 #include "metric.h"
 #include "profiler.h"
 #include "runner.h"
+#include "sandbox.h"
 #include "verdict.h"
 
 #include <dirent.h>
@@ -196,7 +197,8 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 }
 
 /* Run an executable built by build.c, forwarding its events. */
-static void run_executable(const struct grade_opts *o, const char *exe,
+static void run_executable(const struct grade_opts *o, struct sandbox *sb,
+			   const char *exe,
 			   const char *step_id, char *const *extra_sizes,
 			   double limit_s, struct step_outcome *r,
 			   struct child *c)
@@ -222,7 +224,7 @@ static void run_executable(const struct grade_opts *o, const char *exe,
 	}
 	argv[k] = NULL;
 	char store[16][512];
-	c->argv = argv;
+	c->argv = sb && sb->on ? sandbox_argv(sb, argv) : argv;
 	c->env = step_environment(store, 16);
 	c->result_fd = 3;
 	c->on_result = outcome_feed;
@@ -259,7 +261,8 @@ static void run_vendor(const struct grade_opts *o,
 	struct step_outcome r;
 	outcome_init(&r, "vendor", copy_gbps, sink, arg);
 	struct child c = CHILD_INIT;
-	run_executable(o, exe, "vendor", NULL, lab->time_limit_s, &r, &c);
+	run_executable(o, NULL, exe, "vendor", NULL, lab->time_limit_s, &r,
+		       &c);
 	if (r.error)
 		sink(arg, r.error);
 	child_release(&c);
@@ -359,6 +362,23 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	double copy_gbps = json_number_value(json_object_get(device, "copy_gbps"));
 	sink(arg, device);
 
+	/* Untrusted code: bubblewrap when it can run a CUDA program here. */
+	struct sandbox *sb = NULL;
+	if (o->sandbox && have_device) {
+		sb = calloc(1, sizeof(*sb));
+		char probe[4096];
+		snprintf(probe, sizeof(probe), "%s/devprobe", o->build_dir);
+		const char *pargv[] = {probe, NULL};
+		if (sb)
+			sandbox_probe(sb, pargv, "\"available\":true");
+		emit(sink, arg,
+		     sb && sb->on
+			     ? json_pack("{s:s, s:b}", "event", "sandbox", "on", 1)
+			     : json_pack("{s:s, s:b, s:s}", "event", "sandbox",
+					 "on", 0, "reason",
+					 sb ? sb->reason : "out of memory"));
+	}
+
 	/* Build every selected step (in parallel, cached). */
 	struct step_build *builds = calloc(count, sizeof(*builds));
 	for (size_t i = 0; i < count; i++) {
@@ -383,6 +403,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	if (build_steps(&env, &lab, clean, nclean, err, errlen) < 0) {
 		free(clean);
 		free(rejected);
+		free(sb);
 		free(builds);
 		json_decref(device);
 		manifest_free(&lab);
@@ -450,8 +471,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		} else {
 			double limit = o->time_limit_s > 0 ? o->time_limit_s
 							   : lab.time_limit_s;
-			run_executable(o, b->exe, s->id, lab.hidden_sizes, limit,
-				       &r, &c);
+			run_executable(o, sb, b->exe, s->id, lab.hidden_sizes,
+				       limit, &r, &c);
 			seconds = c.seconds;
 			json_t *med = json_object_get(r.metrics, "median_us");
 			if (first + i == 0 && json_is_number(med))
@@ -525,6 +546,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		step_build_release(&builds[i]);
 	free(builds);
 	free(rejected);
+	free(sb);
 	json_decref(device);
 	manifest_free(&lab);
 	return failed ? 1 : not_graded ? 3 : 0;

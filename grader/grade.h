@@ -34,6 +34,9 @@ struct grade_opts {
 	int jobs;
 	const char *arch_fallback; /* arch to compile for without a device */
 	int pretend_no_device;     /* tests: behave as on a machine with none */
+	int sandbox;               /* run step programs under bubblewrap when
+				      it works here (sandbox.h); a "sandbox"
+				      event says whether it did */
 };
 
 int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,

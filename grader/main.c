@@ -212,6 +212,8 @@ int main(int argc, char **argv)
 			color = 0;
 		} else if (!strcmp(a, "--fresh")) {
 			fresh = 1;
+		} else if (!strcmp(a, "--sandbox")) {
+			o.sandbox = 1;
 		} else if (!strcmp(a, "--step") || !strcmp(a, "--src") ||
 			   !strcmp(a, "--seed") || !strcmp(a, "--time-limit") ||
 			   !strcmp(a, "--jobs")) {
