@@ -10,7 +10,7 @@ PYTHON  ?= python3
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-format-truncation \
            -Icommon -Igrader -MMD -MP
-LDLIBS  := -ljansson -lm
+LDLIBS  := -ljansson -lm -lpthread
 # The GPU of this machine (sm_90 where there is none, e.g. in CI).
 CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
                | head -n1 | tr -d '. ' | sed -n 's/^\([0-9][0-9]*\)$$/sm_\1/p')
@@ -26,7 +26,7 @@ COMMON_SRC := common/stats.c common/event.c common/metric.c common/manifest.c \
 GRADER_SRC := grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
               grader/report.c grader/results.c grader/verdict.c grader/profiler.c \
-              grader/lint.c grader/sandbox.c
+              grader/lint.c grader/sandbox.c grader/batch.c grader/gradebook.c
 UI_SRC     := ui/canvas.c ui/state.c ui/render.c ui/panel_header.c \
               ui/panel_steps.c ui/panel_details.c ui/panel_help.c \
               ui/source.c ui/term.c

@@ -399,6 +399,90 @@ def show(args):
     return subprocess.call(ui)
 
 
+def lab_manifests(names=None):
+    """{lab: manifest} from labs/*/lab.json, workshop order."""
+    labs = {}
+    base = os.path.join(ROOT, "labs")
+    for name in sorted(os.listdir(base)):
+        path = os.path.join(base, name, "lab.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                labs[name] = json.load(f)
+    ordered = sorted(labs, key=lambda n: labs[n].get("order", 99))
+    return {n: labs[n] for n in ordered if names is None or n in names}
+
+
+SLURM_SCRIPT = """#!/bin/bash
+# Grade {subs} in {n} shards, one GPU each (written by `run.py grade --slurm`).
+# Submit:   sbatch {script}
+# Then:     python3 {runpy} merge {out} {out}/shard-*
+#SBATCH --job-name=cudalab-grade
+#SBATCH --array=0-{last}
+#SBATCH --gres=gpu:1
+#SBATCH --cpus-per-task=8
+#SBATCH --time=04:00:00
+#SBATCH --output={out}/slurm-%a.log
+set -eu
+cd {root}
+python3 run.py grade {subs} --out {out}/shard-$SLURM_ARRAY_TASK_ID \\
+    --shard $SLURM_ARRAY_TASK_ID/{n}{labs}
+"""
+
+
+def grade_class(args):
+    """`run.py grade`: intake (tools/submissions.py), then the C grader."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import submissions
+    if not os.path.isdir(args.submissions):
+        print("run.py grade: %s is not a folder of submissions"
+              % args.submissions, file=sys.stderr)
+        return 2
+    names = args.labs.split(",") if args.labs else None
+    manifests = lab_manifests(names)
+    unknown = [n for n in (names or []) if n not in manifests]
+    if unknown:
+        print("run.py grade: no lab called %s (labs: %s)"
+              % (", ".join(unknown), ", ".join(lab_manifests())),
+              file=sys.stderr)
+        return 2
+    out = os.path.abspath(args.out)
+    if args.slurm:
+        os.makedirs(out, exist_ok=True)
+        script = os.path.join(out, "grade.slurm")
+        with open(script, "w") as f:
+            f.write(SLURM_SCRIPT.format(
+                subs=os.path.abspath(args.submissions), n=args.slurm,
+                last=args.slurm - 1, out=out, root=ROOT, script=script,
+                runpy=os.path.join(ROOT, "run.py"),
+                labs=" --labs " + args.labs if args.labs else ""))
+        print("wrote %s: `sbatch %s`, then `python3 %s merge %s %s/shard-*`"
+              % (script, script, os.path.join(ROOT, "run.py"), out, out))
+        return 0
+    rc = build()
+    if rc:
+        return rc
+    files = {n: [s["file"] for s in m["steps"]] for n, m in manifests.items()}
+    record = submissions.intake(args.submissions, files, out)
+    record["steps"] = {n: [{"id": s["id"], "title": s["title"],
+                            "file": s["file"]} for s in m["steps"]]
+                       for n, m in manifests.items()}
+    with open(os.path.join(out, "intake.json"), "w") as f:
+        json.dump(record, f, indent=1)
+    flagged = sum(1 for s in record["students"] if s["notes"])
+    print("intake: %d submission(s), %d with notes (see the gradebook)"
+          % (len(record["students"]), flagged), file=sys.stderr)
+    cmd = ["grade", out]
+    for flag, value in (("--gpus", args.gpus), ("--jobs", args.jobs),
+                        ("--shard", args.shard)):
+        if value is not None:
+            cmd += [flag, str(value)]
+    if args.fresh:
+        cmd.append("--fresh")
+    if args.quiet:
+        cmd.append("--quiet")
+    return grader(*cmd)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="run.py", description="cudalab: CUDA performance labs.",
@@ -452,6 +536,33 @@ def main(argv=None):
     p.add_argument("--for-tests", action="store_true",
                    help="also what `make test` needs (tmux, bubblewrap)")
 
+    p = sub.add_parser("grade", help="grade a folder of student submissions",
+                       description="grade every submission (a folder, .zip "
+                                   "or .tar.gz per student) in SUBMISSIONS: "
+                                   "isolated, time-limited runs, hidden "
+                                   "cases, a gradebook in OUT (CSV, JSON, "
+                                   "Gradescope, JUnit). Interrupted runs "
+                                   "resume.")
+    p.add_argument("submissions", help="one entry per student")
+    p.add_argument("--labs", help="comma-separated labs (default: all)")
+    p.add_argument("--out", default="grades",
+                   help="where the gradebook and results go (default: "
+                        "./grades)")
+    p.add_argument("--gpus", help="GPUs to use, e.g. 0,1 (default: all)")
+    p.add_argument("--jobs", type=int, help="parallel compiles")
+    p.add_argument("--shard", help="K/N: only this shard (Slurm array)")
+    p.add_argument("--fresh", action="store_true",
+                   help="regrade submissions that already have results")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--slurm", type=int, metavar="N",
+                   help="write a Slurm job-array script of N shards "
+                        "instead of grading here")
+    p = sub.add_parser("merge", help="combine the gradebooks of shards",
+                       description="combine the OUT folders of `grade "
+                                   "--shard` runs into one gradebook")
+    p.add_argument("out")
+    p.add_argument("shards", nargs="+")
+
     p = sub.add_parser("show", help="replay a saved run in the dashboard",
                        description="replay a saved run (default: the most "
                                    "recent one in .cudalab/runs/) in the "
@@ -472,6 +583,11 @@ def main(argv=None):
         return show(args)
     if args.command in ("test", "bench"):
         return grade_labs(args.command, args)
+    if args.command == "grade":
+        return grade_class(args)
+    if args.command == "merge":
+        rc = build()
+        return rc or grader("merge", args.out, *args.shards)
     rc = build()
     if rc:
         return rc

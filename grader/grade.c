@@ -435,6 +435,17 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		}
 	}
 
+	if (o->build_only) {
+		for (size_t i = 0; i < count; i++)
+			step_build_release(&builds[i]);
+		free(builds);
+		free(rejected);
+		free(sb);
+		json_decref(device);
+		manifest_free(&lab);
+		return 0;
+	}
+
 	/* Run, measure, check. */
 	int passed = 0, failed = 0, not_graded = 0;
 	double first_median = 0;

@@ -34,6 +34,7 @@ struct grade_opts {
 	int jobs;
 	const char *arch_fallback; /* arch to compile for without a device */
 	int pretend_no_device;     /* tests: behave as on a machine with none */
+	int build_only;            /* stop after the compile events */
 	int sandbox;               /* run step programs under bubblewrap when
 				      it works here (sandbox.h); a "sandbox"
 				      event says whether it did */

@@ -6,7 +6,9 @@
  * error · 3 not graded (no CUDA device) · 4 the grader could not do its job.
  */
 #include "event.h"
+#include "batch.h"
 #include "device.h"
+#include "gradebook.h"
 #include "grade.h"
 #include "manifest.h"
 #include "report.h"
@@ -54,6 +56,98 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nrun `cudalab-grader --help` for usage\n");
 	return 2;
+}
+
+static const char class_usage[] =
+	"usage: cudalab-grader grade OUT [--gpus LIST] [--jobs N] [--shard K/N]\n"
+	"                             [--fresh] [--quiet] [--job-limit S]\n"
+	"       cudalab-grader gradebook OUT\n"
+	"       cudalab-grader merge OUT SHARD_OUT...\n"
+	"\n"
+	"  --gpus LIST    GPUs to grade on, e.g. 0,1 (default: CUDA_VISIBLE_DEVICES,\n"
+	"                 else every GPU): one worker each, one run at a time\n"
+	"  --jobs N       parallel compiles (default: CPU count)\n"
+	"  --shard K/N    only jobs K, K+N, K+2N... (Slurm array task K of N)\n"
+	"  --fresh        regrade jobs that already have a result\n"
+	"  --job-limit S  wall-clock limit of one student's lab (default 3600)\n";
+
+/* grade / gradebook / merge: the instructor's commands (batch.h). */
+static int cmd_class(const char *cmd, const char *root, int argc,
+		     char **argv)
+{
+	char err[2048];
+	if (argc < 1 || !strcmp(argv[0], "--help")) {
+		fputs(class_usage, argc < 1 ? stderr : stdout);
+		return argc < 1 ? 2 : 0;
+	}
+	const char *out = argv[0];
+	if (!strcmp(cmd, "gradebook")) {
+		if (argc != 1)
+			return usage_error("gradebook takes only OUT, got %s",
+					   argv[1]);
+		if (gradebook_write(out, stdout, err, sizeof(err)) < 0)
+			goto fail;
+		return 0;
+	}
+	if (!strcmp(cmd, "merge")) {
+		if (argc < 2)
+			return usage_error("merge needs %s", "OUT and one or more "
+					   "shard folders");
+		if (gradebook_merge(out, argv + 1, argc - 1, stdout, err,
+				    sizeof(err)) < 0)
+			goto fail;
+		return 0;
+	}
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return fprintf(stderr, "cudalab-grader: cannot find itself\n"), 4;
+	self[n] = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct batch_opts o = {.root = root, .out_dir = out, .grader = self,
+			       .jobs = ncpu > 0 ? (int)ncpu : 2, .nshards = 1,
+			       .job_limit_s = 3600};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end;
+		if (!strcmp(a, "--fresh")) {
+			o.fresh = 1;
+		} else if (!strcmp(a, "--quiet")) {
+			o.quiet = 1;
+		} else if (!v && (!strcmp(a, "--gpus") || !strcmp(a, "--jobs") ||
+				  !strcmp(a, "--shard") ||
+				  !strcmp(a, "--job-limit"))) {
+			return usage_error("%s needs a value", a);
+		} else if (!strcmp(a, "--gpus")) {
+			if (!*v || strspn(v, "0123456789,") != strlen(v))
+				return usage_error("--gpus takes GPU numbers like "
+						   "0,1 (got \"%s\")", v);
+			o.gpus = v, i++;
+		} else if (!strcmp(a, "--jobs")) {
+			o.jobs = (int)strtol(v, &end, 10), i++;
+			if (*end || o.jobs < 1 || o.jobs > 256)
+				return usage_error("--jobs takes 1..256 (got %s)", v);
+		} else if (!strcmp(a, "--job-limit")) {
+			o.job_limit_s = strtod(v, &end), i++;
+			if (*end || o.job_limit_s <= 0)
+				return usage_error("--job-limit takes seconds (got %s)",
+						   v);
+		} else if (!strcmp(a, "--shard")) {
+			if (sscanf(v, "%d/%d", &o.shard, &o.nshards) != 2 ||
+			    o.nshards < 1 || o.shard < 0 || o.shard >= o.nshards)
+				return usage_error("--shard takes K/N with 0 <= K < N "
+						   "(got %s)", v);
+			i++;
+		} else {
+			return usage_error("grade: unknown option %s", a);
+		}
+	}
+	if (batch_grade(&o, err, sizeof(err)) < 0)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "cudalab-grader: %s\n", err);
+	return 4;
 }
 
 static void default_root(char *out, size_t len)
@@ -181,6 +275,9 @@ int main(int argc, char **argv)
 		}
 		return cmd_list(root, state_dir, as_json);
 	}
+	if (!strcmp(cmd, "grade") || !strcmp(cmd, "gradebook") ||
+	    !strcmp(cmd, "merge"))
+		return cmd_class(cmd, root, argc - i, argv + i);
 	if (strcmp(cmd, "test") && strcmp(cmd, "bench") && strcmp(cmd, "device"))
 		return usage_error("unknown command \"%s\"", cmd);
 
@@ -193,7 +290,7 @@ int main(int argc, char **argv)
 	o.pretend_no_device = nodev && *nodev && strcmp(nodev, "0");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o.jobs = ncpu > 0 ? (int)ncpu : 2;
-	int as_json = 0, verbose = 0, fresh = 0;
+	int as_json = 0, verbose = 0, fresh = 0, no_save = 0;
 	int color = isatty(1) && !getenv("NO_COLOR");
 
 	for (; i < argc; i++) {
@@ -214,6 +311,10 @@ int main(int argc, char **argv)
 			fresh = 1;
 		} else if (!strcmp(a, "--sandbox")) {
 			o.sandbox = 1;
+		} else if (!strcmp(a, "--build-only")) {
+			o.build_only = 1;
+		} else if (!strcmp(a, "--no-save")) {
+			no_save = 1;
 		} else if (!strcmp(a, "--step") || !strcmp(a, "--src") ||
 			   !strcmp(a, "--seed") || !strcmp(a, "--time-limit") ||
 			   !strcmp(a, "--jobs")) {
@@ -286,7 +387,8 @@ int main(int argc, char **argv)
 		report_release(&r);
 		return rc == -2 ? 2 : 4;
 	}
-	if (results_save(state_dir, r.log, err, sizeof(err)) < 0)
+	if (!no_save && !o.build_only &&
+	    results_save(state_dir, r.log, err, sizeof(err)) < 0)
 		fprintf(stderr, "cudalab-grader: warning: %s\n", err);
 	report_release(&r);
 	return rc;

@@ -116,6 +116,11 @@ int sandbox_probe(struct sandbox *sb, const char *const *probe_argv,
 	if (c.exited && c.exit_code == 0 &&
 	    (!must_print || strstr(strbuf_str(&c.out), must_print))) {
 		sb->on = 1;
+	} else if (c.exited && c.exit_code == 0) {
+		snprintf(sb->reason, sizeof(sb->reason),
+			 "the probe ran under bubblewrap but did not find what "
+			 "it needs (no CUDA device inside?): %.200s",
+			 strbuf_str(&c.out));
 	} else {
 		char how[128];
 		const char *out = strbuf_str(&c.out);

@@ -1,0 +1,350 @@
+/* batch — a class of submissions through the grader; see batch.h. */
+#include "batch.h"
+#include "gradebook.h"
+#include "runner.h"
+#include "sandbox.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <jansson.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct job {
+	const char *student, *lab;
+	char src[PATH_MAX];
+	char out[PATH_MAX];
+	int skip;        /* already graded (resume) */
+	double seconds;
+	char outcome[160];
+};
+
+struct pool {
+	const struct batch_opts *o;
+	struct job *jobs;
+	size_t njobs, next, done, todo;
+	int sandbox_on;
+	int build_phase;
+	pthread_mutex_t lock;
+	double started;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* "5/5 passed" or what went wrong, from a job's event file. */
+static void summarize(const char *path, char *buf, size_t len)
+{
+	json_t *end = gradebook_last_event(path, "run_end");
+	if (!end) {
+		snprintf(buf, len, "no result (the grader did not finish)");
+		return;
+	}
+	snprintf(buf, len, "%lld/%lld passed",
+		 json_integer_value(json_object_get(end, "passed")),
+		 json_integer_value(json_object_get(end, "total")));
+	json_decref(end);
+}
+
+static struct job *take(struct pool *p)
+{
+	struct job *j = NULL;
+	pthread_mutex_lock(&p->lock);
+	while (p->next < p->njobs && p->jobs[p->next].skip)
+		p->next++;
+	if (p->next < p->njobs)
+		j = &p->jobs[p->next++];
+	pthread_mutex_unlock(&p->lock);
+	return j;
+}
+
+static void progress(struct pool *p, const struct job *j)
+{
+	pthread_mutex_lock(&p->lock);
+	p->done++;
+	if (!p->o->quiet) {
+		double el = now_s() - p->started;
+		double rate = p->done / (el > 1e-3 ? el : 1e-3);
+		double eta = (p->todo - p->done) / (rate > 0 ? rate : 1);
+		if (p->build_phase)
+			fprintf(stderr, "build %zu/%zu  %s %s%s\n", p->done,
+				p->todo, j->student, j->lab,
+				j->outcome[0] ? j->outcome : "");
+		else
+			fprintf(stderr,
+				"graded %zu/%zu  %-20s %-10s %-24s %5.0f s  "
+				"%.1f/min  ETA %.0f min\n",
+				p->done, p->todo, j->student, j->lab, j->outcome,
+				j->seconds, 60 * rate, eta / 60);
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+struct worker {
+	struct pool *pool;
+	char gpu[32];  /* "" : not pinned */
+};
+
+static const char *const *child_env(const char *gpu, char store[][PATH_MAX],
+				    const char **env, size_t max)
+{
+	extern char **environ;
+	size_t k = 0;
+	for (char **e = environ; *e && k + 2 < max; e++)
+		if (strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21))
+			env[k++] = *e;
+	if (*gpu) {
+		snprintf(store[0], PATH_MAX, "CUDA_VISIBLE_DEVICES=%s", gpu);
+		env[k++] = store[0];
+	}
+	env[k] = NULL;
+	return env;
+}
+
+static void *build_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *p = w->pool;
+	struct job *j;
+	while ((j = take(p))) {
+		const char *argv[] = {p->o->grader, "--root", p->o->root, "test",
+				      j->lab, "--src", j->src, "--build-only",
+				      "--json", "--no-save", "--jobs", "1",
+				      NULL};
+		struct child c = CHILD_INIT;
+		c.argv = argv;
+		c.wall_limit_s = 900;
+		c.out_path = "/dev/null";
+		child_run(&c);
+		j->outcome[0] = 0;
+		if (!c.exited || c.exit_code > 3)
+			snprintf(j->outcome, sizeof(j->outcome),
+				 ": the build ended badly (%s)",
+				 child_describe_end(&c, (char[96]){0}, 96));
+		child_release(&c);
+		progress(p, j);
+	}
+	return NULL;
+}
+
+static void *run_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *p = w->pool;
+	struct job *j;
+	while ((j = take(p))) {
+		const char *argv[16];
+		int k = 0;
+		argv[k++] = p->o->grader;
+		argv[k++] = "--root";
+		argv[k++] = p->o->root;
+		argv[k++] = "test";
+		argv[k++] = j->lab;
+		argv[k++] = "--src";
+		argv[k++] = j->src;
+		argv[k++] = "--json";
+		argv[k++] = "--no-save";
+		argv[k++] = "--no-color";
+		if (p->sandbox_on)
+			argv[k++] = "--sandbox";
+		argv[k] = NULL;
+		char tmp[PATH_MAX + 8];
+		snprintf(tmp, sizeof(tmp), "%s.tmp", j->out);
+		char store[1][PATH_MAX];
+		const char *env[512];
+		struct child c = CHILD_INIT;
+		c.argv = argv;
+		c.env = child_env(w->gpu, store, env, 512);
+		c.out_path = tmp;
+		c.wall_limit_s = p->o->job_limit_s;
+		double t0 = now_s();
+		child_run(&c);
+		j->seconds = now_s() - t0;
+		if (c.timed_out || !c.exited || c.exit_code > 3) {
+			char how[96];
+			/* keep what it wrote, and say how it ended */
+			FILE *f = fopen(tmp, "a");
+			if (f) {
+				json_t *ev = json_pack(
+					"{s:s, s:s, s:s}", "event", "error", "kind",
+					"harness", "message",
+					child_describe_end(&c, how, sizeof(how)));
+				char *line = json_dumps(ev, JSON_COMPACT);
+				fprintf(f, "\n%s\n", line ? line : "");
+				free(line);
+				json_decref(ev);
+				fclose(f);
+			}
+		}
+		rename(tmp, j->out);
+		summarize(j->out, j->outcome, sizeof(j->outcome));
+		child_release(&c);
+		progress(p, j);
+	}
+	return NULL;
+}
+
+/* The GPUs to use, as CUDA_VISIBLE_DEVICES values. */
+static int gpu_list(const char *spec, char gpus[][32], int max)
+{
+	char buf[512] = "";
+	if (spec)
+		snprintf(buf, sizeof(buf), "%s", spec);
+	else if (getenv("CUDA_VISIBLE_DEVICES"))
+		snprintf(buf, sizeof(buf), "%s", getenv("CUDA_VISIBLE_DEVICES"));
+	int n = 0;
+	if (*buf) {
+		for (char *t = strtok(buf, ","); t && n < max;
+		     t = strtok(NULL, ","))
+			snprintf(gpus[n++], 32, "%s", t);
+		return n;
+	}
+	glob_t g;
+	if (glob("/dev/nvidia[0-9]*", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && n < max; i++)
+			snprintf(gpus[n++], 32, "%s",
+				 g.gl_pathv[i] + strlen("/dev/nvidia"));
+		globfree(&g);
+	}
+	if (n == 0)
+		gpus[n++][0] = 0; /* one worker, not pinned */
+	return n;
+}
+
+static int run_phase(struct pool *p, int nworkers, char gpus[][32],
+		     void *(*fn)(void *))
+{
+	pthread_t *t = calloc((size_t)nworkers, sizeof(*t));
+	struct worker *w = calloc((size_t)nworkers, sizeof(*w));
+	if (!t || !w) {
+		free(t);
+		free(w);
+		return -1;
+	}
+	p->next = 0;
+	p->done = 0;
+	p->started = now_s();
+	for (int i = 0; i < nworkers; i++) {
+		w[i].pool = p;
+		snprintf(w[i].gpu, sizeof(w[i].gpu), "%s", gpus ? gpus[i] : "");
+		pthread_create(&t[i], NULL, fn, &w[i]);
+	}
+	for (int i = 0; i < nworkers; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	free(w);
+	return 0;
+}
+
+int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/intake.json", o->out_dir);
+	json_error_t je;
+	json_t *intake = json_load_file(path, 0, &je);
+	if (!intake) {
+		snprintf(err, errlen, "%s: %s (run `run.py grade`, which writes "
+				      "it)", path, je.text);
+		return -1;
+	}
+	json_t *students = json_object_get(intake, "students");
+	size_t cap = 0;
+	size_t i;
+	json_t *st;
+	json_array_foreach(students, i, st)
+		cap += json_object_size(json_object_get(st, "labs"));
+	struct pool p = {.o = o};
+	p.jobs = calloc(cap + 1, sizeof(*p.jobs));
+	pthread_mutex_init(&p.lock, NULL);
+	size_t index = 0;
+	json_array_foreach(students, i, st) {
+		const char *sid = json_string_value(json_object_get(st, "student"));
+		const char *lab;
+		json_t *info;
+		json_object_foreach(json_object_get(st, "labs"), lab, info) {
+			(void)info;
+			if (!sid || (int)(index++ % (size_t)o->nshards) != o->shard)
+				continue;
+			struct job *j = &p.jobs[p.njobs++];
+			j->student = sid;
+			j->lab = lab;
+			snprintf(j->src, sizeof(j->src), "%s/work/%s/%s",
+				 o->out_dir, sid, lab);
+			snprintf(j->out, sizeof(j->out), "%s/results/%s/%s.jsonl",
+				 o->out_dir, sid, lab);
+			char dir[PATH_MAX];
+			snprintf(dir, sizeof(dir), "%s/results/%s", o->out_dir, sid);
+			if (mkdirs(dir) < 0) {
+				snprintf(err, errlen, "cannot create %s: %s", dir,
+					 strerror(errno));
+				free(p.jobs);
+				json_decref(intake);
+				return -1;
+			}
+			j->skip = !o->fresh && access(j->out, F_OK) == 0;
+			p.todo += !j->skip;
+		}
+	}
+
+	char gpus[16][32];
+	int ngpus = gpu_list(o->gpus, gpus, 16);
+	size_t resumed = p.njobs - p.todo;
+	if (!o->quiet)
+		fprintf(stderr, "grading %zu job(s) (student x lab)%s on %d GPU "
+				"worker(s)\n",
+			p.todo, o->nshards > 1 ? " of this shard" : "", ngpus);
+	if (resumed && !o->quiet)
+		fprintf(stderr, "  %zu job(s) already graded: kept (--fresh "
+				"regrades them)\n", resumed);
+
+	/* Say once whether the runs are sandboxed. */
+	struct sandbox *sb = calloc(1, sizeof(*sb));
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof(probe), "%s/build/devprobe", o->root);
+	const char *pargv[] = {probe, NULL};
+	if (sb && p.todo)
+		sandbox_probe(sb, pargv, "\"available\":true");
+	p.sandbox_on = sb && sb->on;
+	if (p.todo && !o->quiet)
+		fprintf(stderr, p.sandbox_on ? "sandbox: bubblewrap\n"
+					     : "sandbox: OFF (%s); submissions "
+					       "run with limits only\n",
+			sb ? sb->reason : "out of memory");
+	free(sb);
+
+	if (p.todo) {
+		p.build_phase = 1;
+		run_phase(&p, o->jobs, NULL, build_worker);
+		p.build_phase = 0;
+		run_phase(&p, ngpus, gpus, run_worker);
+	}
+	free(p.jobs);
+	pthread_mutex_destroy(&p.lock);
+	json_decref(intake);
+	return gradebook_write(o->out_dir, o->quiet ? NULL : stdout, err,
+			       errlen);
+}

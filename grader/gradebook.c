@@ -1,0 +1,545 @@
+/* gradebook — exporters of a graded class; see gradebook.h. */
+#include "gradebook.h"
+#include "stats.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+json_t *gradebook_last_event(const char *path, const char *kind)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	json_t *last = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0) {
+		if (line[0] != '{')
+			continue;
+		json_t *ev = json_loads(line, 0, NULL);
+		const char *k = json_string_value(json_object_get(ev, "event"));
+		if (k && !strcmp(k, kind)) {
+			json_decref(last);
+			last = ev;
+		} else {
+			json_decref(ev);
+		}
+	}
+	free(line);
+	fclose(f);
+	return last;
+}
+
+/* Per (student, lab): step id -> step_end event, plus its checks. */
+static json_t *load_steps(const char *path, int *finished)
+{
+	json_t *steps = json_object();
+	*finished = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return steps;
+	char *line = NULL;
+	size_t cap = 0;
+	json_t *checks = json_object();
+	while (getline(&line, &cap, f) > 0) {
+		if (line[0] != '{')
+			continue;
+		json_t *ev = json_loads(line, 0, NULL);
+		const char *k = json_string_value(json_object_get(ev, "event"));
+		const char *step = json_string_value(json_object_get(ev, "step"));
+		if (k && step && !strcmp(k, "check")) {
+			json_t *list = json_object_get(checks, step);
+			if (!list)
+				json_object_set_new(checks, step,
+						    list = json_array());
+			json_array_append(list, ev);
+		} else if (k && step && !strcmp(k, "step_end")) {
+			json_t *c = json_object_get(checks, step);
+			json_object_set(ev, "checks", c ? c : json_array());
+			json_object_set(steps, step, ev);
+		} else if (k && !strcmp(k, "run_end")) {
+			*finished = 1;
+		}
+		json_decref(ev);
+	}
+	json_decref(checks);
+	free(line);
+	fclose(f);
+	return steps;
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+	fputc('"', f);
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '<')
+			fputs("&lt;", f);
+		else if (c == '>')
+			fputs("&gt;", f);
+		else if (c == '&')
+			fputs("&amp;", f);
+		else if (c == '"')
+			fputs("&quot;", f);
+		else if (c < 0x20 && c != '\n' && c != '\t')
+			fputc(' ', f);
+		else
+			fputc(c, f);
+	}
+}
+
+static int mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * The class as one JSON document: {"labs": {LAB: [step...]}, "students":
+ * [{student, source, notes, passed, total, labs: {LAB: [step results]}}]}.
+ */
+static json_t *collect(const char *out_dir, json_t *intake)
+{
+	json_t *labs = json_object_get(intake, "steps");
+	json_t *doc = json_pack("{s:O, s:[]}", "labs", labs, "students");
+	json_t *rows = json_object_get(doc, "students");
+	size_t i;
+	json_t *st;
+	json_array_foreach(json_object_get(intake, "students"), i, st) {
+		const char *sid = json_string_value(json_object_get(st, "student"));
+		json_t *row = json_pack("{s:s, s:O, s:O, s:{}}", "student", sid,
+					"source", json_object_get(st, "source"),
+					"notes", json_object_get(st, "notes"),
+					"labs");
+		int passed = 0, total = 0;
+		const char *lab;
+		json_t *steps;
+		json_object_foreach(labs, lab, steps) {
+			char path[PATH_MAX];
+			snprintf(path, sizeof(path), "%s/results/%s/%s.jsonl",
+				 out_dir, sid, lab);
+			int submitted = json_object_get(
+				json_object_get(st, "labs"), lab) != NULL;
+			int finished = 0;
+			json_t *ends = load_steps(path, &finished);
+			json_t *out = json_array();
+			size_t k;
+			json_t *spec;
+			json_array_foreach(steps, k, spec) {
+				const char *id = json_string_value(
+					json_object_get(spec, "id"));
+				json_t *e = json_object_get(ends, id);
+				const char *file = json_string_value(
+					json_object_get(spec, "file"));
+				int file_missing = 0;
+				size_t m;
+				json_t *mf;
+				json_array_foreach(json_object_get(json_object_get(json_object_get(st, "labs"), lab), "missing"), m, mf)
+					file_missing |= file && !strcmp(json_string_value(mf), file);
+				json_t *r;
+				if (file_missing) {
+					char why[300];
+					snprintf(why, sizeof(why),
+						 "not submitted (%s)", file);
+					r = json_pack("{s:s, s:s, s:s}", "step", id,
+						      "verdict", "missing",
+						      "summary", why);
+				} else if (e) {
+					r = json_deep_copy(e);
+				} else {
+					const char *v = !submitted ? "missing"
+							: "incomplete";
+					r = json_pack(
+						"{s:s, s:s, s:s}", "step", id,
+						"verdict", v, "summary",
+						!submitted
+							? "not submitted"
+							: access(path, F_OK)
+								  ? "not graded yet"
+								  : "the grading run did "
+								    "not finish this step");
+				}
+				json_object_del(r, "event");
+				json_object_set(r, "title",
+						json_object_get(spec, "title"));
+				const char *v = json_string_value(
+					json_object_get(r, "verdict"));
+				passed += v && !strcmp(v, "pass");
+				total++;
+				json_array_append_new(out, r);
+			}
+			(void)finished;
+			json_decref(ends);
+			json_object_set_new(json_object_get(row, "labs"), lab, out);
+		}
+		json_object_set_new(row, "passed", json_integer(passed));
+		json_object_set_new(row, "total", json_integer(total));
+		json_array_append_new(rows, row);
+	}
+	return doc;
+}
+
+static int write_csv(const char *path, json_t *doc)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	json_t *labs = json_object_get(doc, "labs");
+	fputs("student,source", f);
+	const char *lab;
+	json_t *steps;
+	size_t k, i;
+	json_t *spec, *row;
+	json_object_foreach(labs, lab, steps) json_array_foreach(steps, k, spec)
+	{
+		const char *id = json_string_value(json_object_get(spec, "id"));
+		fprintf(f, ",%s/%s,%s/%s %%copy", lab, id, lab, id);
+	}
+	fputs(",passed,total,notes\n", f);
+	json_array_foreach(json_object_get(doc, "students"), i, row) {
+		csv_field(f, json_string_value(json_object_get(row, "student")));
+		fputc(',', f);
+		csv_field(f, json_string_value(json_object_get(row, "source")));
+		json_object_foreach(labs, lab, steps) {
+			json_t *res = json_object_get(json_object_get(row, "labs"),
+						      lab);
+			json_t *r;
+			json_array_foreach(res, k, r) {
+				fputc(',', f);
+				csv_field(f, json_string_value(
+						     json_object_get(r, "verdict")));
+				json_t *pct = json_object_get(r, "pct_of_copy");
+				if (json_is_number(pct))
+					fprintf(f, ",%.1f", json_number_value(pct));
+				else
+					fputc(',', f);
+			}
+		}
+		fprintf(f, ",%lld,%lld,",
+			json_integer_value(json_object_get(row, "passed")),
+			json_integer_value(json_object_get(row, "total")));
+		char notes[4096] = "";
+		size_t n;
+		json_t *note;
+		json_array_foreach(json_object_get(row, "notes"), n, note) {
+			size_t used = strlen(notes);
+			snprintf(notes + used, sizeof(notes) - used, "%s%s",
+				 used ? "; " : "", json_string_value(note));
+		}
+		csv_field(f, notes);
+		fputc('\n', f);
+	}
+	return fclose(f);
+}
+
+static int write_gradescope(const char *out_dir, json_t *doc)
+{
+	size_t i, k;
+	json_t *row, *r;
+	json_array_foreach(json_object_get(doc, "students"), i, row) {
+		const char *sid = json_string_value(json_object_get(row, "student"));
+		char dir[PATH_MAX], path[PATH_MAX + 16];
+		snprintf(dir, sizeof(dir), "%s/gradescope/%s", out_dir, sid);
+		if (mkdir_p(dir) < 0)
+			return -1;
+		json_t *tests = json_array();
+		const char *lab;
+		json_t *res;
+		json_object_foreach(json_object_get(row, "labs"), lab, res)
+			json_array_foreach(res, k, r) {
+			const char *v = json_string_value(json_object_get(r, "verdict"));
+			char name[256];
+			snprintf(name, sizeof(name), "%s %s: %s", lab,
+				 json_string_value(json_object_get(r, "step")),
+				 json_string_value(json_object_get(r, "title")));
+			int pass = v && !strcmp(v, "pass");
+			char out[1400];
+			snprintf(out, sizeof(out), "%s",
+				 json_string_value(json_object_get(r, "summary")));
+			json_array_append_new(
+				tests, json_pack("{s:s, s:i, s:i, s:s, s:s, s:s}",
+						 "name", name, "score", pass,
+						 "max_score", 1, "status",
+						 pass ? "passed" : "failed", "output",
+						 out, "visibility", "visible"));
+		}
+		char notes[4096] = "";
+		size_t n;
+		json_t *note;
+		json_array_foreach(json_object_get(row, "notes"), n, note) {
+			size_t used = strlen(notes);
+			snprintf(notes + used, sizeof(notes) - used, "%s\n",
+				 json_string_value(note));
+		}
+		json_t *gs = json_pack(
+			"{s:O, s:O, s:o, s:s}", "score", json_object_get(row, "passed"),
+			"max_score", json_object_get(row, "total"), "tests", tests,
+			"output", notes);
+		snprintf(path, sizeof(path), "%s/results.json", dir);
+		int rc = json_dump_file(gs, path, JSON_INDENT(1));
+		json_decref(gs);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_junit(const char *path, json_t *doc)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"cudalab\">\n", f);
+	size_t i, k;
+	json_t *row, *r;
+	json_array_foreach(json_object_get(doc, "students"), i, row) {
+		long long total = json_integer_value(json_object_get(row, "total"));
+		long long passed = json_integer_value(json_object_get(row, "passed"));
+		fputs("  <testsuite name=\"", f);
+		xml_text(f, json_string_value(json_object_get(row, "student")));
+		fprintf(f, "\" tests=\"%lld\" failures=\"%lld\">\n", total,
+			total - passed);
+		const char *lab;
+		json_t *res;
+		json_object_foreach(json_object_get(row, "labs"), lab, res)
+			json_array_foreach(res, k, r) {
+			const char *v = json_string_value(json_object_get(r, "verdict"));
+			fputs("    <testcase classname=\"", f);
+			xml_text(f, json_string_value(json_object_get(row, "student")));
+			fputc('.', f);
+			xml_text(f, lab);
+			fputs("\" name=\"", f);
+			xml_text(f, json_string_value(json_object_get(r, "step")));
+			fputs(" ", f);
+			xml_text(f, json_string_value(json_object_get(r, "title")));
+			fprintf(f, "\" time=\"%.3f\"",
+				json_number_value(json_object_get(r, "seconds")));
+			if (v && !strcmp(v, "pass")) {
+				fputs("/>\n", f);
+				continue;
+			}
+			fputs(">\n      <failure type=\"", f);
+			xml_text(f, v ? v : "");
+			fputs("\" message=\"", f);
+			xml_text(f, json_string_value(json_object_get(r, "summary")));
+			fputs("\"/>\n    </testcase>\n", f);
+		}
+		fputs("  </testsuite>\n", f);
+	}
+	fputs("</testsuites>\n", f);
+	return fclose(f);
+}
+
+/* Per step: how many passed, and the spread of % of copy over the class. */
+static void write_summary(FILE *f, json_t *doc)
+{
+	json_t *labs = json_object_get(doc, "labs");
+	json_t *rows = json_object_get(doc, "students");
+	size_t nstud = json_array_size(rows);
+	fprintf(f, "class summary: %zu student(s)\n", nstud);
+	const char *lab;
+	json_t *steps;
+	size_t k, i;
+	json_t *spec, *row;
+	json_object_foreach(labs, lab, steps) json_array_foreach(steps, k, spec)
+	{
+		double *pct = calloc(nstud + 1, sizeof(double));
+		size_t npct = 0, passed = 0, submitted = 0;
+		json_array_foreach(rows, i, row) {
+			json_t *r = json_array_get(
+				json_object_get(json_object_get(row, "labs"), lab), k);
+			const char *v = json_string_value(json_object_get(r, "verdict"));
+			passed += v && !strcmp(v, "pass");
+			submitted += v && strcmp(v, "missing");
+			json_t *p = json_object_get(r, "pct_of_copy");
+			if (pct && json_is_number(p))
+				pct[npct++] = json_number_value(p);
+		}
+		fprintf(f, "  %-10s %-4s passed %3zu/%-3zu", lab,
+			json_string_value(json_object_get(spec, "id")), passed,
+			submitted);
+		if (npct) {
+			struct sample_stats s;
+			stats_summarize(pct, npct, &s);
+			/* histogram of % of copy, 10-point bins up to 110+ */
+			int bins[12] = {0};
+			for (size_t n = 0; n < npct; n++) {
+				int b = (int)(pct[n] / 10);
+				bins[b < 0 ? 0 : b > 11 ? 11 : b]++;
+			}
+			fprintf(f, "  %% of copy: min %5.1f median %5.1f max %5.1f  |",
+				s.min, s.median, s.max);
+			static const char *const bars = " .:-=+*#%@";
+			for (int b = 0; b < 12; b++) {
+				int level = bins[b] == 0 ? 0
+					    : 1 + (int)(8.0 * bins[b] / (double)npct);
+				fputc(bars[level > 9 ? 9 : level], f);
+			}
+			fputs("| 0..110%+", f);
+		}
+		fputc('\n', f);
+		free(pct);
+	}
+}
+
+int gradebook_write(const char *out_dir, FILE *summary, char *err,
+		    size_t errlen)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/intake.json", out_dir);
+	json_error_t je;
+	json_t *intake = json_load_file(path, 0, &je);
+	if (!intake) {
+		snprintf(err, errlen, "%s: %s", path, je.text);
+		return -1;
+	}
+	json_t *doc = collect(out_dir, intake);
+	time_t t = time(NULL);
+	char when[32];
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	json_object_set_new(doc, "generated", json_string(when));
+	int rc = 0;
+	snprintf(path, sizeof(path), "%s/gradebook.json", out_dir);
+	rc |= json_dump_file(doc, path, JSON_INDENT(1));
+	snprintf(path, sizeof(path), "%s/gradebook.csv", out_dir);
+	rc |= write_csv(path, doc);
+	rc |= write_gradescope(out_dir, doc);
+	snprintf(path, sizeof(path), "%s/junit.xml", out_dir);
+	rc |= write_junit(path, doc);
+	snprintf(path, sizeof(path), "%s/summary.txt", out_dir);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		write_summary(f, doc);
+		rc |= fclose(f);
+	} else {
+		rc = -1;
+	}
+	if (summary) {
+		write_summary(summary, doc);
+		fprintf(summary, "gradebook: %s/gradebook.csv (also .json, "
+				 "junit.xml, gradescope/, summary.txt)\n",
+			out_dir);
+	}
+	json_decref(doc);
+	json_decref(intake);
+	if (rc) {
+		snprintf(err, errlen, "could not write the gradebook in %s: %s",
+			 out_dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb");
+	if (!in)
+		return -1;
+	FILE *out = fopen(to, "wb");
+	if (!out) {
+		fclose(in);
+		return -1;
+	}
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(in);
+	return fclose(out);
+}
+
+int gradebook_merge(const char *out_dir, char *const *shards, int nshards,
+		    FILE *summary, char *err, size_t errlen)
+{
+	json_t *merged = NULL;
+	json_t *seen = json_object();
+	for (int s = 0; s < nshards; s++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/intake.json", shards[s]);
+		json_error_t je;
+		json_t *in = json_load_file(path, 0, &je);
+		if (!in) {
+			snprintf(err, errlen, "%s: %s", path, je.text);
+			json_decref(merged);
+			json_decref(seen);
+			return -1;
+		}
+		if (!merged)
+			merged = json_pack("{s:O, s:O, s:O, s:[]}", "submissions",
+					   json_object_get(in, "submissions"), "labs",
+					   json_object_get(in, "labs"), "steps",
+					   json_object_get(in, "steps"), "students");
+		size_t i;
+		json_t *st;
+		json_array_foreach(json_object_get(in, "students"), i, st) {
+			const char *sid = json_string_value(json_object_get(st, "student"));
+			const char *lab;
+			json_t *info;
+			json_object_foreach(json_object_get(st, "labs"), lab, info) {
+				(void)info;
+				char from[PATH_MAX], dir[PATH_MAX], to[PATH_MAX + 64];
+				snprintf(from, sizeof(from), "%s/results/%s/%s.jsonl",
+					 shards[s], sid, lab);
+				if (access(from, F_OK))
+					continue;
+				snprintf(dir, sizeof(dir), "%s/results/%s", out_dir, sid);
+				snprintf(to, sizeof(to), "%s/%s.jsonl", dir, lab);
+				if (mkdir_p(dir) < 0 || copy_file(from, to) < 0) {
+					snprintf(err, errlen, "cannot copy %s to %s",
+						 from, to);
+					json_decref(in);
+					json_decref(merged);
+					json_decref(seen);
+					return -1;
+				}
+			}
+			if (!json_object_get(seen, sid)) {
+				json_object_set_new(seen, sid, json_true());
+				json_array_append(json_object_get(merged, "students"), st);
+			}
+		}
+		json_decref(in);
+	}
+	json_decref(seen);
+	if (!merged) {
+		snprintf(err, errlen, "merge needs at least one shard folder");
+		return -1;
+	}
+	char path[PATH_MAX];
+	if (mkdir_p(out_dir) < 0) {
+		snprintf(err, errlen, "cannot create %s", out_dir);
+		json_decref(merged);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/intake.json", out_dir);
+	int rc = json_dump_file(merged, path, JSON_INDENT(1));
+	json_decref(merged);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	return gradebook_write(out_dir, summary, err, errlen);
+}
