@@ -473,7 +473,8 @@ def grade_class(args):
           % (len(record["students"]), flagged), file=sys.stderr)
     cmd = ["grade", out]
     for flag, value in (("--gpus", args.gpus), ("--jobs", args.jobs),
-                        ("--shard", args.shard)):
+                        ("--shard", args.shard),
+                        ("--time-limit", args.time_limit)):
         if value is not None:
             cmd += [flag, str(value)]
     if args.fresh:
@@ -551,6 +552,8 @@ def main(argv=None):
     p.add_argument("--gpus", help="GPUs to use, e.g. 0,1 (default: all)")
     p.add_argument("--jobs", type=int, help="parallel compiles")
     p.add_argument("--shard", help="K/N: only this shard (Slurm array)")
+    p.add_argument("--time-limit", dest="time_limit",
+                   help="seconds each step run may take (default: the lab's)")
     p.add_argument("--fresh", action="store_true",
                    help="regrade submissions that already have results")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

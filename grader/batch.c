@@ -171,6 +171,10 @@ static void *run_worker(void *arg)
 		argv[k++] = "--no-color";
 		if (p->sandbox_on)
 			argv[k++] = "--sandbox";
+		if (p->o->step_limit) {
+			argv[k++] = "--time-limit";
+			argv[k++] = p->o->step_limit;
+		}
 		argv[k] = NULL;
 		char tmp[PATH_MAX + 8];
 		snprintf(tmp, sizeof(tmp), "%s.tmp", j->out);

@@ -38,6 +38,8 @@ struct batch_opts {
 	int fresh;
 	int quiet;              /* no progress lines */
 	double job_limit_s;     /* wall-clock limit of one (student, lab) */
+	const char *step_limit; /* --time-limit for each step run (NULL: the
+				   manifest's) */
 };
 
 int batch_grade(const struct batch_opts *o, char *err, size_t errlen);

@@ -69,6 +69,7 @@ static const char class_usage[] =
 	"  --jobs N       parallel compiles (default: CPU count)\n"
 	"  --shard K/N    only jobs K, K+N, K+2N... (Slurm array task K of N)\n"
 	"  --fresh        regrade jobs that already have a result\n"
+	"  --time-limit S wall-clock limit of each step run (default: the lab's)\n"
 	"  --job-limit S  wall-clock limit of one student's lab (default 3600)\n";
 
 /* grade / gradebook / merge: the instructor's commands (batch.h). */
@@ -115,7 +116,7 @@ static int cmd_class(const char *cmd, const char *root, int argc,
 		} else if (!strcmp(a, "--quiet")) {
 			o.quiet = 1;
 		} else if (!v && (!strcmp(a, "--gpus") || !strcmp(a, "--jobs") ||
-				  !strcmp(a, "--shard") ||
+				  !strcmp(a, "--shard") || !strcmp(a, "--time-limit") ||
 				  !strcmp(a, "--job-limit"))) {
 			return usage_error("%s needs a value", a);
 		} else if (!strcmp(a, "--gpus")) {
@@ -127,6 +128,11 @@ static int cmd_class(const char *cmd, const char *root, int argc,
 			o.jobs = (int)strtol(v, &end, 10), i++;
 			if (*end || o.jobs < 1 || o.jobs > 256)
 				return usage_error("--jobs takes 1..256 (got %s)", v);
+		} else if (!strcmp(a, "--time-limit")) {
+			if (strtod(v, &end) <= 0 || *end)
+				return usage_error("--time-limit takes seconds (got %s)",
+						   v);
+			o.step_limit = v, i++;
 		} else if (!strcmp(a, "--job-limit")) {
 			o.job_limit_s = strtod(v, &end), i++;
 			if (*end || o.job_limit_s <= 0)

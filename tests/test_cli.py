@@ -187,6 +187,135 @@ def rejected_without_gpu(t, state):
                      "rc=%d %s" % (rc, e))
 
 
+def class_grading(t, state):
+    """run.py grade without a GPU: intake notes, the four gradebook
+    formats, resume, shards + merge, the Slurm script."""
+    import csv
+    import xml.etree.ElementTree as ET
+    import planted_class
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        want = planted_class.make_class(subs, gpu=False)
+        planted_class._folder(os.path.join(subs, "ok"), planted_class._files())
+        out = os.path.join(s.path, "grades")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out], env=env)
+        t.record("cli: `run.py grade` grades a class without a GPU (exit 0, "
+                 "progress and summary)",
+                 rc == 0 and "graded 1/1" in e and "class summary" in o,
+                 "rc=%d\n%s\n%s" % (rc, o[-800:], e[-1500:]))
+        try:
+            with open(os.path.join(out, "gradebook.json")) as f:
+                book = json.load(f)
+        except (OSError, ValueError) as err:
+            t.record("cli: gradebook.json is written", False, str(err))
+            return
+        rows = {r["student"]: r for r in book["students"]}
+        for sid, exp in sorted(want.items()):
+            row = rows.get(planted_class_id(sid))
+            problems = (["no row"] if row is None else
+                        planted_class.check_row(row, exp, gpu=False))
+            if row is not None:
+                problems += ["%s is %s, not missing" % (r["step"], r["verdict"])
+                             for r in row["labs"]["saxpy"]
+                             if r["verdict"] != "missing"]
+            t.record("cli: grade: submission '%s' gets its note(s): %s"
+                     % (sid, "; ".join(exp["notes"])), not problems,
+                     "\n".join(problems))
+        ok_row = rows.get("ok", {})
+        t.record("cli: grade: a complete submission is graded (not graded "
+                 "here: no GPU), never marked missing",
+                 [r["verdict"] for r in ok_row.get("labs", {}).get(
+                     "saxpy", [])] == ["not_graded"] * 5, str(ok_row)[:600])
+        with open(os.path.join(out, "gradebook.csv")) as f:
+            table = list(csv.DictReader(f))
+        t.record("cli: gradebook.csv has a row per student and a column per "
+                 "step, total and notes",
+                 len(table) == len(rows)
+                 and all(("saxpy/v%d" % k) in table[0] for k in range(1, 6))
+                 and {"passed", "total", "notes"} <= set(table[0]),
+                 str(table[:1]))
+        try:
+            suites = ET.parse(os.path.join(out, "junit.xml")).getroot()
+            cases = suites.findall("./testsuite/testcase")
+            junit_ok = (suites.tag == "testsuites"
+                        and len(suites) == len(rows)
+                        and len(cases) == 5 * len(rows)
+                        and all(c.find("failure") is not None for c in cases))
+            detail = "%d suites, %d cases" % (len(suites), len(cases))
+        except (OSError, ET.ParseError) as err:
+            junit_ok, detail = False, str(err)
+        t.record("cli: junit.xml parses: a suite per student, a case per "
+                 "step, failures marked", junit_ok, detail)
+        gs_ok, detail = True, ""
+        for sid in rows:
+            path = os.path.join(out, "gradescope", sid, "results.json")
+            try:
+                with open(path) as f:
+                    gs = json.load(f)
+                tests = gs["tests"]
+                gs_ok &= (gs["max_score"] == 5 and len(tests) == 5
+                          and all({"name", "score", "max_score", "output",
+                                   "visibility"} <= set(x) for x in tests)
+                          and gs["score"] == sum(x["score"] for x in tests))
+            except (OSError, ValueError, KeyError) as err:
+                gs_ok, detail = False, "%s: %s" % (path, err)
+        t.record("cli: Gradescope results.json per student: score, "
+                 "max_score, a test per step", gs_ok, detail)
+
+        results = os.path.join(out, "results", "ok", "saxpy.jsonl")
+        before = os.path.getmtime(results) if os.path.exists(results) else 0
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out], env=env)
+        t.record("cli: grade resumes: a second run keeps finished results",
+                 rc == 0 and "1 job(s) already graded: kept" in e
+                 and before and os.path.getmtime(results) == before,
+                 "rc=%d\n%s" % (rc, e[-800:]))
+
+        shards = []
+        for k in range(2):
+            d = os.path.join(s.path, "shard-%d" % k)
+            shards.append(d)
+            hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out", d,
+                          "--shard", "%d/2" % k, "--quiet"], env=env)
+        merged = os.path.join(s.path, "merged")
+        rc, o, e = hu.run(RUN + ["merge", merged] + shards, env=env)
+        try:
+            with open(os.path.join(merged, "gradebook.json")) as f:
+                m = {r["student"]: r["labs"] for r in json.load(f)["students"]}
+            same = m == {k: r["labs"] for k, r in rows.items()}
+        except (OSError, ValueError) as err:
+            same, e = False, str(err)
+        t.record("cli: two shards merged give the same gradebook as one run",
+                 rc == 0 and same, "rc=%d %s" % (rc, e[-500:]))
+
+        rc, o, e = hu.run(RUN + ["grade", subs, "--out", out, "--slurm", "4"],
+                          env=env)
+        script = os.path.join(out, "grade.slurm")
+        text = open(script).read() if os.path.exists(script) else ""
+        t.record("cli: --slurm writes a job-array script of N shards and "
+                 "says how to merge",
+                 rc == 0 and "#SBATCH --array=0-3" in text
+                 and "--shard $SLURM_ARRAY_TASK_ID/4" in text
+                 and "merge" in o, o + text[:300])
+
+        for bad, words in ((["grade", "/nonexistent"], "not a folder"),
+                           (["grade", subs, "--labs", "nope"], "no lab called"),
+                           (["grade", subs, "--shard", "3/2"], "--shard")):
+            rc, o, e = hu.run(RUN + bad + ["--out", out], env=env)
+            t.record("cli: grade %s is a usage error naming the problem"
+                     % " ".join(bad[2:]) if len(bad) > 2 else
+                     "cli: grade of a missing folder is a usage error",
+                     rc == 2 and words in e, "rc=%d %s" % (rc, e[-300:]))
+
+
+def planted_class_id(entry):
+    sys.path.insert(0, os.path.join(hu.ROOT, "tools"))
+    import submissions
+    return submissions.student_id(entry)
+
+
 def missing_step_file(t, state):
     env = dict(NO_GPU, CUDALAB_STATE=state)
     with hu.Scratch() as s:
@@ -412,6 +541,7 @@ def run(t):
         results_files(t, state)
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
+        class_grading(t, state)
         missing_step_file(t, state)
         build_cache(t, state)
         broken_manifest(t)

@@ -14,6 +14,7 @@ declared verdict and message.
 """
 import json
 import os
+import sys
 import time
 
 import harness_util as hu
@@ -215,6 +216,56 @@ def saxpy(t):
     cached_run_is_fast(t)
 
 
+def graded_class(t):
+    """`run.py grade` over a class of 40 planted SAXPY submissions on this
+    GPU: every verdict right, no escape, timed; then resume."""
+    import planted_class
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        want = planted_class.make_class(subs, gpu=True)
+        out = os.path.join(s.path, "grades")
+        began = time.time()
+        rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                           "grade", subs, "--labs", "saxpy", "--out", out,
+                           "--time-limit", "20"], timeout=1800)
+        took = time.time() - began
+        graded = sum(1 for w in want.values() if w["graded"])
+        line = ("%d submissions (%d graded on the GPU) in %.0f s: %.1f "
+                "submissions/min; %s" % (len(want), graded, took,
+                                         60 * len(want) / took,
+                                         [x for x in e.splitlines()
+                                          if x.startswith("sandbox:")]))
+        print("# class timing: " + line)
+        with open(os.path.join(hu.ROOT, "build", "class-timing.txt"), "w") as f:
+            f.write(line + "\n")
+        t.record("gpu: `run.py grade` of %d planted submissions finishes "
+                 "(exit 0)" % len(want), rc == 0,
+                 "rc=%d\n%s\n%s" % (rc, o[-1000:], e[-2000:]))
+        try:
+            with open(os.path.join(out, "gradebook.json")) as f:
+                rows = {r["student"]: r for r in json.load(f)["students"]}
+        except (OSError, ValueError) as err:
+            t.record("gpu: class gradebook.json is written", False, str(err))
+            return
+        sys.path.insert(0, os.path.join(hu.ROOT, "tools"))
+        import submissions
+        for sid, exp in sorted(want.items()):
+            row = rows.get(submissions.student_id(sid))
+            problems = (["no row"] if row is None
+                        else planted_class.check_row(row, exp))
+            what = "; ".join("%s %s" % (k, "|".join(v[0]))
+                             for k, v in exp.get("verdicts", {}).items())
+            t.record("gpu: class: %s graded right (%s)"
+                     % (sid, what or ("all pass" if exp["graded"]
+                                      else "notes only")),
+                     not problems, "\n".join(problems))
+        rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                           "grade", subs, "--labs", "saxpy", "--out", out],
+                          timeout=600)
+        t.record("gpu: class: a second run resumes (nothing regraded)",
+                 rc == 0 and "grading 0 job(s)" in e, e[-600:])
+
+
 def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
     a quick GPU check of one lab while working on it)."""
@@ -228,3 +279,7 @@ def run(t):
         suite(t)
         if lab != "saxpy":
             fixtures(t, lab)
+    if only and "class" not in only:
+        t.skip("gpu: graded class", "not in CUDALAB_GPU_LABS")
+    else:
+        graded_class(t)
