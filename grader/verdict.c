@@ -2,6 +2,7 @@
 #include "metric.h"
 
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
 /* What one run of a step executable told us. */
 
@@ -295,7 +296,14 @@ const char *verdict_decide(const struct step_outcome *r, const struct child *c,
 	}
 	if (!r->harness_end) {
 		child_describe_end(c, how, sizeof(how));
-		if (c->exited)
+		/* a sandbox (bwrap) reports its child's signal N as 128+N */
+		int signalled = c->exited && c->exit_code > 128 &&
+				c->exit_code < 128 + 65;
+		if (signalled)
+			snprintf(how, sizeof(how), "signal %d (%s), reported as "
+				 "exit code %d", c->exit_code - 128,
+				 strsignal(c->exit_code - 128), c->exit_code);
+		if (c->exited && !signalled)
 			snprintf(summary, len,
 				 "the program ended before the harness finished "
 				 "(%s): does your code call exit() or abort()?",

@@ -125,7 +125,7 @@ def make_class(folder, gpu=True):
                     "verdicts": {s: (["fail"], [""]) for s in STEPS[1:]}}
     # more correct students, so the class has 40 entries (identical files
     # share one build: what a real class of mostly-right answers costs)
-    for k in range(1, 8):
+    for k in range(1, 9):
         _folder(os.path.join(folder, "ok-copy-%d" % k), _files())
         want["ok-copy-%d" % k] = {"notes": [], "verdicts": {},
                                   "graded": True}

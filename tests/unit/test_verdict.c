@@ -186,5 +186,17 @@ int main(void)
 	CHECK(!strcmp(s, "saxpy_v1.cu:9: expected a \";\""),
 	      "first compile error as file:line: message (%s)", s);
 	json_decref(diags);
+	/* no harness_end: an exit, and a signal seen through a sandbox */
+	struct child quit = exited(0), aborted = exited(134);
+	const char *vd = outcome_of("{\"event\":\"case\",\"name\":\"a\",\"ok\":true}\n",
+				   &quit, s, sizeof(s));
+	CHECK(!strcmp(vd, "crash") && strstr(s, "ended before the harness") &&
+		      strstr(s, "exit()"),
+	      "exit 0 before harness_end: crash, asks about exit() (%s)", s);
+	vd = outcome_of("{\"event\":\"case\",\"name\":\"a\",\"ok\":true}\n",
+		       &aborted, s, sizeof(s));
+	CHECK(!strcmp(vd, "crash") && strstr(s, "died before the harness") &&
+		      strstr(s, "signal 6"),
+	      "exit code 134 from a sandbox is signal 6: died (%s)", s);
 	return check_done();
 }
