@@ -1,5 +1,6 @@
 /* batch — a class of submissions through the grader; see batch.h. */
 #include "batch.h"
+#include "fsutil.h"
 #include "gradebook.h"
 #include "runner.h"
 #include "sandbox.h"
@@ -40,20 +41,6 @@ static double now_s(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static int mkdirs(const char *path)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* "5/5 passed" or what went wrong, from a job's event file. */

@@ -1,4 +1,5 @@
 #include "build.h"
+#include "fsutil.h"
 #include "compiler_report.h"
 #include "hash.h"
 #include "ptx.h"
@@ -42,21 +43,6 @@ static void runtime_objects(const char *objdir, struct runtime_objects *o)
 	snprintf(o->stats, sizeof(o->stats), "%s/stats.o", objdir);
 	snprintf(o->event, sizeof(o->event), "%s/event.o", objdir);
 	snprintf(o->lab, sizeof(o->lab), "%s/lab_harness.o", objdir);
-}
-
-static int mkdirs(const char *path)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 static int exists(const char *path)

@@ -1,5 +1,6 @@
 /* gradebook — exporters of a graded class; see gradebook.h. */
 #include "gradebook.h"
+#include "fsutil.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -73,6 +74,21 @@ static json_t *load_steps(const char *path, int *finished)
 	return steps;
 }
 
+/* The row's intake notes, each followed by sep except the last. */
+static const char *join_notes(json_t *row, const char *sep, char *buf,
+			      size_t len)
+{
+	size_t n;
+	json_t *note;
+	buf[0] = 0;
+	json_array_foreach(json_object_get(row, "notes"), n, note) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, "%s%s", used ? sep : "",
+			 json_string_value(note));
+	}
+	return buf;
+}
+
 static void csv_field(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -101,20 +117,6 @@ static void xml_text(FILE *f, const char *s)
 		else
 			fputc(c, f);
 	}
-}
-
-static int mkdir_p(const char *path)
-{
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 /*
@@ -241,15 +243,8 @@ static int write_csv(const char *path, json_t *doc)
 		fprintf(f, ",%lld,%lld,",
 			json_integer_value(json_object_get(row, "passed")),
 			json_integer_value(json_object_get(row, "total")));
-		char notes[4096] = "";
-		size_t n;
-		json_t *note;
-		json_array_foreach(json_object_get(row, "notes"), n, note) {
-			size_t used = strlen(notes);
-			snprintf(notes + used, sizeof(notes) - used, "%s%s",
-				 used ? "; " : "", json_string_value(note));
-		}
-		csv_field(f, notes);
+		char notes[4096];
+		csv_field(f, join_notes(row, "; ", notes, sizeof(notes)));
 		fputc('\n', f);
 	}
 	return fclose(f);
@@ -263,7 +258,7 @@ static int write_gradescope(const char *out_dir, json_t *doc)
 		const char *sid = json_string_value(json_object_get(row, "student"));
 		char dir[PATH_MAX], path[PATH_MAX + 16];
 		snprintf(dir, sizeof(dir), "%s/gradescope/%s", out_dir, sid);
-		if (mkdir_p(dir) < 0)
+		if (mkdirs(dir) < 0)
 			return -1;
 		json_t *tests = json_array();
 		const char *lab;
@@ -286,14 +281,8 @@ static int write_gradescope(const char *out_dir, json_t *doc)
 						 pass ? "passed" : "failed", "output",
 						 out, "visibility", "visible"));
 		}
-		char notes[4096] = "";
-		size_t n;
-		json_t *note;
-		json_array_foreach(json_object_get(row, "notes"), n, note) {
-			size_t used = strlen(notes);
-			snprintf(notes + used, sizeof(notes) - used, "%s\n",
-				 json_string_value(note));
-		}
+		char notes[4096];
+		join_notes(row, "\n", notes, sizeof(notes));
 		json_t *gs = json_pack(
 			"{s:O, s:O, s:o, s:s}", "score", json_object_get(row, "passed"),
 			"max_score", json_object_get(row, "total"), "tests", tests,
@@ -507,7 +496,7 @@ int gradebook_merge(const char *out_dir, char *const *shards, int nshards,
 					continue;
 				snprintf(dir, sizeof(dir), "%s/results/%s", out_dir, sid);
 				snprintf(to, sizeof(to), "%s/%s.jsonl", dir, lab);
-				if (mkdir_p(dir) < 0 || copy_file(from, to) < 0) {
+				if (mkdirs(dir) < 0 || copy_file(from, to) < 0) {
 					snprintf(err, errlen, "cannot copy %s to %s",
 						 from, to);
 					json_decref(in);
@@ -529,7 +518,7 @@ int gradebook_merge(const char *out_dir, char *const *shards, int nshards,
 		return -1;
 	}
 	char path[PATH_MAX];
-	if (mkdir_p(out_dir) < 0) {
+	if (mkdirs(out_dir) < 0) {
 		snprintf(err, errlen, "cannot create %s", out_dir);
 		json_decref(merged);
 		return -1;
