@@ -310,6 +310,26 @@ def class_grading(t, state):
                      rc == 2 and words in e, "rc=%d %s" % (rc, e[-300:]))
 
 
+def class_commands_bad_input(t):
+    """cudalab-grader grade/gradebook/merge with wrong arguments."""
+    cases = [
+        (["grade", "/tmp", "--gpus", "x"], 2, "--gpus takes GPU numbers"),
+        (["grade", "/tmp", "--jobs", "0"], 2, "--jobs takes 1..256"),
+        (["grade", "/tmp", "--time-limit", "-1"], 2, "--time-limit takes"),
+        (["grade", "/tmp", "--shard", "1"], 2, "--shard takes K/N"),
+        (["grade", "/tmp", "--bogus"], 2, "unknown option --bogus"),
+        (["grade", "/nonexistent-out"], 4, "intake.json"),
+        (["gradebook", "/nonexistent-out"], 4, "intake.json"),
+        (["merge", "/tmp/x"], 2, "merge needs"),
+        (["merge", "/tmp/x", "/nonexistent-shard"], 4, "intake.json"),
+    ]
+    for args, want_rc, words in cases:
+        rc, out, err = hu.run([hu.GRADER, "--root", hu.ROOT] + args)
+        t.record("cli: cudalab-grader %s -> exit %d, \"%s\""
+                 % (" ".join(args), want_rc, words),
+                 rc == want_rc and words in err, "rc=%d %s" % (rc, err[-300:]))
+
+
 def planted_class_id(entry):
     sys.path.insert(0, os.path.join(hu.ROOT, "tools"))
     import submissions
@@ -542,6 +562,7 @@ def run(t):
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
         class_grading(t, state)
+        class_commands_bad_input(t)
         missing_step_file(t, state)
         build_cache(t, state)
         broken_manifest(t)
