@@ -29,6 +29,7 @@ GRADER_SRC := grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/lint.c grader/sandbox.c grader/batch.c grader/gradebook.c grader/fsutil.c
 UI_SRC     := ui/canvas.c ui/state.c ui/render.c ui/panel_header.c \
               ui/panel_steps.c ui/panel_details.c ui/panel_help.c \
+              ui/panel_class.c ui/classbook.c \
               ui/source.c ui/term.c
 COMMON_OBJ := $(COMMON_SRC:%.c=build/%.o)
 UI_OBJ     := $(UI_SRC:%.c=build/%.o)

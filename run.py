@@ -391,8 +391,15 @@ def show(args):
             return 2
         path = max(logs, key=os.path.getmtime)
     if not os.path.exists(path):
-        print("cudalab: no such run log: %s" % path, file=sys.stderr)
+        print("cudalab: no such run log or gradebook: %s" % path,
+              file=sys.stderr)
         return 2
+    if os.path.isdir(path) or os.path.basename(path) == "gradebook.json":
+        # a graded class (run.py grade's OUT folder): the class view
+        ui = [UI, "--gradebook", path]
+        if not use_dashboard(None):
+            ui += ["--dump", args.size.replace("X", "x")]
+        return subprocess.call(ui)
     ui = [UI, "--replay", path, "--labs", labs_file()]
     if not use_dashboard(None):
         ui += ["--dump", args.size.replace("X", "x")]
@@ -481,7 +488,11 @@ def grade_class(args):
         cmd.append("--fresh")
     if args.quiet:
         cmd.append("--quiet")
-    return grader(*cmd)
+    rc = grader(*cmd)
+    if os.path.exists(os.path.join(out, "gradebook.json")) and not args.quiet:
+        print("class view (histograms per step): python3 run.py show %s"
+              % out, file=sys.stderr)
+    return rc
 
 
 def main(argv=None):
@@ -566,12 +577,18 @@ def main(argv=None):
     p.add_argument("out")
     p.add_argument("shards", nargs="+")
 
-    p = sub.add_parser("show", help="replay a saved run in the dashboard",
+    p = sub.add_parser("show", help="replay a saved run, or show a graded "
+                                    "class, in the dashboard",
                        description="replay a saved run (default: the most "
                                    "recent one in .cudalab/runs/) in the "
-                                   "dashboard; without a terminal, print "
-                                   "its final screen")
-    p.add_argument("file", nargs="?", help="a run log (JSON lines)")
+                                   "dashboard, or, given the OUT folder of "
+                                   "`run.py grade` (or its gradebook.json), "
+                                   "the class view: per step, the class's "
+                                   "% of copy as a histogram and every "
+                                   "student's verdict; without a terminal, "
+                                   "print the screen")
+    p.add_argument("file", nargs="?", help="a run log (JSON lines), or a "
+                                           "grade OUT folder")
     p.add_argument("--size", default="30x100",
                    help="ROWSxCOLS of the printed screen without a terminal")
 

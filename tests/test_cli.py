@@ -201,6 +201,7 @@ def class_grading(t, state):
         out = os.path.join(s.path, "grades")
         rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
                                  out], env=env)
+        e0 = e
         t.record("cli: `run.py grade` grades a class without a GPU (exit 0, "
                  "progress and summary)",
                  rc == 0 and "graded 1/1" in e and "class summary" in o,
@@ -228,6 +229,13 @@ def class_grading(t, state):
                  "here: no GPU), never marked missing",
                  [r["verdict"] for r in ok_row.get("labs", {}).get(
                      "saxpy", [])] == ["not_graded"] * 5, str(ok_row)[:600])
+        rc, o, e = hu.run(RUN + ["show", out, "--size", "40x100"], env=env)
+        t.record("cli: `run.py show OUT` prints the class view of the graded "
+                 "class (no terminal)",
+                 rc == 0 and "class of %d students" % len(rows) in o
+                 and "saxpy     v5" in o and "NOT GRADED" in o
+                 and "not measured" in o and "run.py show %s" % out in e0,
+                 "rc=%d\n%s\n%s" % (rc, o[-1500:], e[-500:]))
         with open(os.path.join(out, "gradebook.csv")) as f:
             table = list(csv.DictReader(f))
         t.record("cli: gradebook.csv has a row per student and a column per "
@@ -513,7 +521,7 @@ def dashboard_bad_input(t):
     ui = os.path.join(hu.ROOT, "build", "cudalab-ui")
     pass_log = os.path.join(hu.ROOT, "tests", "fixtures", "ui", "pass.jsonl")
     cases = [
-        ("no source", [], 2, "give --replay FILE, or --grader"),
+        ("no source", [], 2, "give --replay FILE, --gradebook OUT, or --grader"),
         ("missing replay file", ["--replay", "/nonexistent.jsonl", "--dump",
                                  "24x80"], 2, "cannot read /nonexistent.jsonl"),
         ("bad --dump size", ["--replay", pass_log, "--dump", "3x3"], 2,
@@ -537,7 +545,7 @@ def dashboard_bad_input(t):
                  "rc=%d\n%s" % (proc.returncode, proc.stderr))
     rc, out, err = hu.run(RUN + ["show", "/nonexistent.jsonl"])
     t.record("cli: `run.py show` of a missing log: exit 2, names it",
-             rc == 2 and "no such run log: /nonexistent.jsonl" in err, err)
+             rc == 2 and "no such run log or gradebook: /nonexistent.jsonl" in err, err)
     empty = tempfile.mkdtemp(prefix="cudalab-empty-")
     try:
         rc, out, err = hu.run(RUN + ["show"], env={"CUDALAB_STATE": empty})

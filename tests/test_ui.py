@@ -365,6 +365,66 @@ def live_no_gpu(t):
         shutil.rmtree(state, ignore_errors=True)
 
 
+def class_view(t):
+    """The class view of a gradebook (tests/fixtures/class: 9 students,
+    saxpy v1 and v2, thresholds 60 and 80 % of copy)."""
+    book = os.path.join(hu.ROOT, "tests", "fixtures", "class")
+    p = Pane("%s --gradebook %s; sleep 60" % (UI, book), 100, 30)
+    try:
+        s = p.wait_for("class of 9 students")
+        rows = [l for l in s.splitlines() if l.startswith("saxpy")]
+        t.record("ui class: a row per step with passed/submitted and "
+                 "min/median/max % of copy",
+                 len(rows) == 2 and "5/8" in rows[0]
+                 and "40.0  89.0  99.0" in rows[0]
+                 and "12.0  85.0 101.0" in rows[1], s)
+        # the histogram: 6 measured students on v1; the marker at 60 %
+        hist = rows[0][rows[0].index("99.0") + 6:] if rows else ""
+        bars = [i for i, ch in enumerate(hist) if ch in "▁▂▃▄▅▆▇█"]
+        mark = hist.find("┃")
+        axis = [l for l in s.splitlines() if "100%" in l]
+        zero = axis[0].index("0%") if axis else -1
+        hundred = axis[0].index("100%") if axis else -1
+        ok = (len(bars) >= 4 and mark > 0 and bars[0] < mark < bars[1]
+              and zero > 0 and hundred > zero)
+        if ok:
+            # positions against the axis: 60 % sits 0.6 of the way to 100 %
+            at = (mark + rows[0].index("99.0") + 6 - zero) / float(
+                hundred - zero)
+            ok = abs(at - 0.6) < 0.05
+        t.record("ui class: histogram bars on both sides of the threshold "
+                 "marker, which sits at 60% on the axis", ok,
+                 "bars %s mark %s\n%s" % (bars, mark, s))
+        t.record("ui class: the selected step's verdict counts and its "
+                 "students, best first, unmeasured last",
+                 "PASS 5   FAIL 1   CRASH 1   MISSING 1   TIMEOUT 1" in s
+                 and s.index("ivy") < s.index("ada") < s.index("cy")
+                 < s.index("eli") and "needs >= 60% of copy" in s, s)
+        p.keys("j")
+        s = p.wait_for("needs >= 80%")
+        t.record("ui class: j selects v2: its threshold, counts and list",
+                 "coarsened, block-strided" in s
+                 and "COMPILE ERR 1" in s and "FAIL 3" in s
+                 and s.index("ivy") < s.index("dee") < s.index("ben"), s)
+        p.resize(80, 24)
+        time.sleep(0.5)
+        s = p.screen()
+        t.record("ui class: redrawn at 80x24 after a resize",
+                 "class of 9 students" in s and "needs >= 80%" in s
+                 and max(len(l) for l in s.splitlines()) <= 80, s)
+    finally:
+        p.close()
+    stty_after(t, "q in the class view", "%s --gradebook %s" % (UI, book),
+               ["q"], wait_text="class of 9")
+    r = subprocess.run([UI, "--gradebook", "/nonexistent"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    t.record("ui class: a missing gradebook is exit 2 with its path",
+             r.returncode == 2 and "/nonexistent: no such file" in r.stderr
+             and "run.py grade" in r.stderr,
+             r.stderr)
+
+
 def run(t):
     if not shutil.which("tmux"):
         t.skip("ui suite", "tmux is not installed")
@@ -378,3 +438,4 @@ def run(t):
     rerun_keys(t)
     colour_and_ascii(t)
     live_no_gpu(t)
+    class_view(t)

@@ -2,6 +2,9 @@
  * cudalab-ui — the dashboard. It draws the grader's event stream.
  *
  *   cudalab-ui --replay FILE|-              a saved run (or a pipe)
+ *   cudalab-ui --gradebook OUT|FILE          a graded class: the spread of
+ *                                            % of copy per step, every
+ *                                            student's verdict
  *   cudalab-ui --grader PATH --root DIR --lab LAB [--lab LAB2 ...]
  *              [--step K] [--bench] [-- GRADER_OPTIONS]
  *                                          run the grader itself, live;
@@ -14,6 +17,7 @@
  * 130 when quit during a run); 0 for a replay; 2 usage; 4 no terminal.
  */
 #include "canvas.h"
+#include "classbook.h"
 #include "render.h"
 #include "source.h"
 #include "state.h"
@@ -35,8 +39,20 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 static const char usage[] =
 	"usage: cudalab-ui --replay FILE|-  [options]\n"
+	"       cudalab-ui --gradebook OUT|OUT/gradebook.json  [options]\n"
 	"       cudalab-ui --grader PATH --root DIR --lab LAB [--lab LAB ...]\n"
 	"                  [--step K] [--bench] [options] [-- GRADER_OPTIONS]\n"
 	"options: --labs FILE  --history FILE  --ascii  --no-color\n"
@@ -47,7 +63,7 @@ static const char usage[] =
 	"      lab, left/right switch lab, ? help, q quit\n";
 
 struct options {
-	const char *replay, *grader, *root, *labs_file, *history, *step, *keys;
+	const char *replay, *gradebook, *grader, *root, *labs_file, *history, *step, *keys;
 	const char *labs[16];
 	int nlabs, bench, ascii, no_color, dump_rows, dump_cols;
 	const char *extra[MAX_ARGS];
@@ -57,7 +73,7 @@ struct options {
 static int is_value_option(const char *a)
 {
 	static const char *const names[] = {
-		"--replay", "--grader", "--root", "--labs", "--history",
+		"--replay", "--gradebook", "--grader", "--root", "--labs", "--history",
 		"--step",   "--lab",    "--dump", "--keys", NULL};
 	for (const char *const *n = names; *n; n++)
 		if (!strcmp(a, *n))
@@ -92,6 +108,8 @@ static int parse(int argc, char **argv, struct options *o)
 			return -1;
 		} else if (!strcmp(a, "--replay")) {
 			o->replay = v;
+		} else if (!strcmp(a, "--gradebook")) {
+			o->gradebook = v;
 		} else if (!strcmp(a, "--grader")) {
 			o->grader = v;
 		} else if (!strcmp(a, "--root")) {
@@ -117,8 +135,10 @@ static int parse(int argc, char **argv, struct options *o)
 		}
 		i += takes;
 	}
-	if (!o->replay && !(o->grader && o->root && o->nlabs)) {
-		fprintf(stderr, "cudalab-ui: give --replay FILE, or --grader, "
+	if (!o->replay && !o->gradebook &&
+	    !(o->grader && o->root && o->nlabs)) {
+		fprintf(stderr, "cudalab-ui: give --replay FILE, --gradebook OUT, "
+				"or --grader, "
 				"--root and --lab\n%s", usage);
 		return -1;
 	}
@@ -188,6 +208,28 @@ static int key_code(const char *name)
 	return strlen(name) == 1 ? name[0] : -1;
 }
 
+/* --keys K1,K2,... as key codes; returns how many, or -1 (reported). */
+static int parse_keys(const char *list, int *codes, int max)
+{
+	char keys[512];
+	int n = 0;
+	snprintf(keys, sizeof(keys), "%s", list ? list : "");
+	for (char *k = strtok(keys, ","); k && n < max; k = strtok(NULL, ",")) {
+		if ((codes[n++] = key_code(k)) < 0) {
+			fprintf(stderr, "cudalab-ui: unknown key \"%s\"\n", k);
+			return -1;
+		}
+	}
+	return n;
+}
+
+static void print_canvas(const struct canvas *c)
+{
+	char row[4096];
+	for (int r = 0; r < c->rows; r++)
+		printf("%s\n", canvas_row(c, r, row, sizeof(row)));
+}
+
 static int dump(const struct options *o, struct ui_state *s,
 		struct event_source *src)
 {
@@ -195,24 +237,82 @@ static int dump(const struct options *o, struct ui_state *s,
 		source_pump(src, s);
 	if (o->history)
 		ui_state_load_history(s, o->history);
-	char keys[512];
-	snprintf(keys, sizeof(keys), "%s", o->keys ? o->keys : "");
-	for (char *k = strtok(keys, ","); k; k = strtok(NULL, ",")) {
-		int code = key_code(k);
-		if (code < 0) {
-			fprintf(stderr, "cudalab-ui: unknown key \"%s\"\n", k);
-			return 2;
-		}
-		ui_state_key(s, code);
-	}
+	int codes[128], n = parse_keys(o->keys, codes, 128);
+	if (n < 0)
+		return 2;
+	for (int i = 0; i < n; i++)
+		ui_state_key(s, codes[i]);
 	struct canvas *c = canvas_new(o->dump_rows, o->dump_cols);
 	struct render_opts ro = {!o->ascii};
 	render(s, c, &ro);
-	char row[4096];
-	for (int r = 0; r < c->rows; r++)
-		printf("%s\n", canvas_row(c, r, row, sizeof(row)));
+	print_canvas(c);
 	canvas_free(c);
 	return 0;
+}
+
+/* The class view: a gradebook, no grader. Keys move it; q quits. */
+static int class_view(const struct options *o)
+{
+	struct classbook b;
+	char err[700];
+	if (classbook_load(&b, o->gradebook, err, sizeof(err)) < 0) {
+		fprintf(stderr, "cudalab-ui: %s\n", err);
+		return 2;
+	}
+	int rc = 0;
+	if (o->dump_rows) {
+		int codes[128], n = parse_keys(o->keys, codes, 128);
+		for (int i = 0; i < n; i++)
+			classbook_key(&b, codes[i]);
+		if (n >= 0) {
+			struct canvas *c = canvas_new(o->dump_rows, o->dump_cols);
+			struct render_opts ro = {!o->ascii};
+			render_class(&b, c, &ro);
+			print_canvas(c);
+			canvas_free(c);
+		}
+		classbook_free(&b);
+		return n < 0 ? 2 : 0;
+	}
+	int unicode;
+	if (term_start(!o->no_color && !getenv("NO_COLOR"), &unicode, err,
+		       sizeof(err)) < 0) {
+		fprintf(stderr, "cudalab-ui: %s\n", err);
+		classbook_free(&b);
+		return 4;
+	}
+	struct render_opts ro = {unicode && !o->ascii};
+	int rows, cols;
+	term_size(&rows, &cols);
+	struct canvas *c = canvas_new(rows, cols);
+	int quit = 0, dirty = 1;
+	while (!quit && !stop_signal) {
+		struct pollfd p = {term_fd(), POLLIN, 0};
+		if (!dirty && poll(&p, 1, 500) < 0 && errno != EINTR)
+			break;
+		int key;
+		while ((key = term_key()) != -1) {
+			dirty = 1;
+			if (key == TERM_RESIZE) {
+				term_size(&rows, &cols);
+				canvas_free(c);
+				c = canvas_new(rows, cols);
+			} else if (classbook_key(&b, key)) {
+				quit = 1;
+			}
+		}
+		if (dirty && c) {
+			render_class(&b, c, &ro);
+			term_draw(c);
+			dirty = 0;
+		}
+	}
+	term_stop();
+	canvas_free(c);
+	classbook_free(&b);
+	if (stop_signal)
+		rc = 128 + stop_signal;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -220,6 +320,10 @@ int main(int argc, char **argv)
 	struct options o;
 	if (parse(argc, argv, &o) < 0)
 		return 2;
+	if (o.gradebook) {
+		install_signals();
+		return class_view(&o);
+	}
 	struct ui_state s;
 	ui_state_init(&s);
 	load_labs(&s, o.labs_file);
@@ -243,13 +347,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudalab-ui: %s\n", err);
 		return 4;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	install_signals();
 
 	struct render_opts ro = {unicode && !o.ascii};
 	int next_lab = 0, history_loaded = 0, last_status = 0;

@@ -4,6 +4,32 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *verdict_text(const char *verdict, enum style *style)
+{
+	static const struct {
+		const char *verdict, *label;
+		enum style style;
+	} map[] = {
+		{"pass", "PASS", ST_PASS},
+		{"fail", "FAIL", ST_FAIL},
+		{"compile_error", "COMPILE ERR", ST_FAIL},
+		{"crash", "CRASH", ST_FAIL},
+		{"rejected", "REJECTED", ST_FAIL},
+		{"timeout", "TIMEOUT", ST_FAIL},
+		{"not_implemented", "TODO", ST_WARN},
+		{"not_graded", "NOT GRADED", ST_WARN},
+		{"incomplete", "INCOMPLETE", ST_WARN},
+		{"missing", "MISSING", ST_DIM},
+	};
+	*style = ST_WARN;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(verdict, map[i].verdict)) {
+			*style = map[i].style;
+			return map[i].label;
+		}
+	return verdict;
+}
+
 const char *verdict_label(const struct ui_step *st, enum style *style)
 {
 	*style = ST_WARN;
@@ -21,26 +47,7 @@ const char *verdict_label(const struct ui_step *st, enum style *style)
 	case PH_DONE:
 		break;
 	}
-	static const struct {
-		const char *verdict, *label;
-		enum style style;
-	} map[] = {
-		{"pass", "PASS", ST_PASS},
-		{"fail", "FAIL", ST_FAIL},
-		{"compile_error", "COMPILE ERR", ST_FAIL},
-		{"crash", "CRASH", ST_FAIL},
-		{"rejected", "REJECTED", ST_FAIL},
-		{"timeout", "TIMEOUT", ST_FAIL},
-		{"not_implemented", "TODO", ST_WARN},
-		{"not_graded", "NOT GRADED", ST_WARN},
-		{"incomplete", "INCOMPLETE", ST_WARN},
-	};
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(st->verdict, map[i].verdict)) {
-			*style = map[i].style;
-			return map[i].label;
-		}
-	return st->verdict;
+	return verdict_text(st->verdict, style);
 }
 
 int draw_wrapped(struct canvas *c, int row, int max_row, int col,

@@ -35,8 +35,15 @@ void panel_details(const struct ui_state *s, struct canvas *c, int top,
 		   int bottom, const struct render_opts *o);
 void panel_help(struct canvas *c, int top, int bottom);
 
+/* The class view of a gradebook (panel_class.c); a whole screen. */
+struct classbook;
+void render_class(const struct classbook *b, struct canvas *c,
+		  const struct render_opts *o);
+
 /* shared drawing helpers (render.c) */
 const char *verdict_label(const struct ui_step *st, enum style *style);
+/* A final verdict ("pass", "crash", ...) as its label and style. */
+const char *verdict_text(const char *verdict, enum style *style);
 /* Word-wrap text into rows [row, max_row) from col; returns next row. */
 int draw_wrapped(struct canvas *c, int row, int max_row, int col,
 		 const char *text, enum style st);
