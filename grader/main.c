@@ -13,11 +13,13 @@
 #include "manifest.h"
 #include "report.h"
 #include "results.h"
+#include "runner.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,8 +245,24 @@ static int cmd_list(const char *root, const char *state, int as_json)
 	return broken ? 4 : 0;
 }
 
+/* Ctrl-C, a closed terminal, a kill: take every running child (a student
+ * program, nvcc) down with the grader, then die of the same signal. A
+ * results file being written stays as .tmp, so `grade` resumes cleanly. */
+static void on_fatal_signal(int sig)
+{
+	child_kill_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int main(int argc, char **argv)
 {
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	char root[PATH_MAX];
 	default_root(root, sizeof(root));
 	int i = 1;

@@ -8,12 +8,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 extern char **environ;
+
+/*
+ * The process groups of the children now running, for child_kill_all():
+ * slots are claimed and released with atomics, so the batch's worker
+ * threads and a signal handler can share the table without a lock.
+ */
+#define MAX_LIVE 256
+static pid_t live_groups[MAX_LIVE];
+
+static void live_add(pid_t pg)
+{
+	for (int i = 0; i < MAX_LIVE; i++) {
+		pid_t none = 0;
+		if (__atomic_compare_exchange_n(&live_groups[i], &none, pg, 0,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+static void live_remove(pid_t pg)
+{
+	for (int i = 0; i < MAX_LIVE; i++) {
+		pid_t want = pg;
+		if (__atomic_compare_exchange_n(&live_groups[i], &want, 0, 0,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+void child_kill_all(void)
+{
+	for (int i = 0; i < MAX_LIVE; i++) {
+		pid_t pg = __atomic_load_n(&live_groups[i], __ATOMIC_SEQ_CST);
+		if (pg > 0)
+			kill(-pg, SIGKILL);
+	}
+}
 
 static double now(void)
 {
@@ -35,9 +75,12 @@ static void set_limit(int resource, long value)
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static void child_exec(struct child *c, int out_fd, int result_w,
-		       int report_w)
+		       int report_w, pid_t parent)
 {
 	setpgid(0, 0);
+	/* if the grader is killed outright (SIGKILL), so is the child */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
 	signal(SIGPIPE, SIG_DFL);
 	/* O_CLOEXEC: only 0, 1, 2 (and the result fd) reach the program */
 	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -138,13 +181,15 @@ int child_start(struct child *c)
 
 	fflush(NULL);
 	c->started = now();
+	pid_t parent = getpid();
 	c->pid = fork();
 	if (c->pid < 0)
 		goto sys_fail;
 	if (c->pid == 0)
-		child_exec(c, out_fd, resp[1], report[1]);
+		child_exec(c, out_fd, resp[1], report[1], parent);
 
 	setpgid(c->pid, c->pid); /* also in the parent: no race with kill */
+	live_add(c->pid);
 	close(report[1]);
 	close(out_fd);
 	if (resp[1] >= 0)
@@ -162,6 +207,7 @@ int child_start(struct child *c)
 		snprintf(c->error, sizeof(c->error), "cannot run %s: %s",
 			 c->argv[0], strerror(child_errno));
 		waitpid(c->pid, NULL, 0);
+		live_remove(c->pid);
 		if (c->out_pipe >= 0)
 			close(c->out_pipe);
 		if (c->result_pipe >= 0)
@@ -219,6 +265,7 @@ static void reap(struct child *c, int status)
 	c->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	c->seconds = now() - c->started;
 	kill(-c->pid, SIGKILL); /* stragglers of the group */
+	live_remove(c->pid);
 }
 
 int child_finish(struct child *c)

@@ -33,6 +33,13 @@
  * The kernel does not apply RLIMIT_NPROC to root: there, the wall-clock
  * limit and the group kill are what end a fork bomb.
  *
+ * Interruption: child_kill_all() kills the process group of every child
+ * started and not yet reaped (async-signal-safe: the grader's SIGINT,
+ * SIGTERM and SIGHUP handlers call it, so Ctrl-C never leaves a student's
+ * program spinning on the GPU). A child is also killed when the grader
+ * dies outright (PR_SET_PDEATHSIG); its own children go with the group
+ * kill above, or with the sandbox's --die-with-parent.
+ *
  * env: NULL inherits the grader's environment; otherwise it is the child's
  * whole environment (NULL-terminated "NAME=value" strings).
  */
@@ -85,6 +92,7 @@ struct child {
 int child_start(struct child *c);
 int child_finish(struct child *c);
 int child_run(struct child *c);
+void child_kill_all(void);
 
 /* Free the captured output; the struct may be reused after CHILD_INIT. */
 void child_release(struct child *c);

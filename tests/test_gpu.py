@@ -14,6 +14,8 @@ declared verdict and message.
 """
 import json
 import os
+import re
+import subprocess
 import sys
 import time
 
@@ -216,34 +218,85 @@ def saxpy(t):
     cached_run_is_fast(t)
 
 
+def _live_under(path):
+    """Processes whose command line or working folder lies under path."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink("/proc/%s/cwd" % pid)
+        except OSError:
+            continue
+        if path in cmd or cwd.startswith(path):
+            found.append("%s %s" % (pid, cmd[:120]))
+    return found
+
+
 def graded_class(t):
     """`run.py grade` over a class of 40 planted SAXPY submissions on this
-    GPU: every verdict right, no escape, timed; then resume."""
+    GPU: interrupted with Ctrl-C part way (nothing may survive it), resumed
+    (finished students kept), every verdict right, timed; then a third run
+    regrades nothing."""
     import planted_class
+    import signal
     with hu.Scratch() as s:
         subs = os.path.join(s.path, "subs")
         want = planted_class.make_class(subs, gpu=True)
         out = os.path.join(s.path, "grades")
+        cmd = [sys.executable, os.path.join(hu.ROOT, "run.py"), "grade", subs,
+               "--labs", "saxpy", "--out", out, "--time-limit", "20"]
         began = time.time()
-        rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
-                           "grade", subs, "--labs", "saxpy", "--out", out,
-                           "--time-limit", "20"], timeout=1800)
+        # Ctrl-C once a third of the class is graded: SIGINT to the
+        # foreground group (run.py and the grader), as a terminal sends it
+        first = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True,
+                                 start_new_session=True)
+        results = os.path.join(out, "results")
+        done = []
+        while first.poll() is None and time.time() - began < 900:
+            done = [f for _, _, fs in os.walk(results) for f in fs
+                    if f.endswith(".jsonl")]
+            if len(done) >= len(want) // 3:
+                break
+            time.sleep(0.2)
+        os.killpg(first.pid, signal.SIGINT)
+        try:
+            first.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            first.kill()
+            first.communicate()
+        time.sleep(1.0)
+        left = _live_under(s.path)
+        t.record("gpu: class: Ctrl-C part way (%d of %d graded) stops the "
+                 "run and leaves no process of it alive" % (len(done),
+                                                             len(want)),
+                 first.returncode != 0 and not left,
+                 "rc=%s\n%s" % (first.returncode, "\n".join(left)))
+        rc, o, e = hu.run(cmd, timeout=1800)
         took = time.time() - began
         graded = sum(1 for w in want.values() if w["graded"])
-        line = ("%d submissions (%d graded on the GPU) in %.0f s: %.1f "
-                "submissions/min; %s" % (len(want), graded, took,
-                                         60 * len(want) / took,
-                                         [x for x in e.splitlines()
-                                          if x.startswith("sandbox:")]))
+        kept = re.search(r"(\d+) job\(s\) already graded", e)
+        t.record("gpu: class: the rerun resumes: finished students kept, "
+                 "the rest graded (exit 0)",
+                 rc == 0 and kept is not None and int(kept.group(1)) > 0,
+                 "rc=%d\n%s\n%s" % (rc, o[-1000:], e[-2000:]))
+        line = ("%d submissions (%d graded on the GPU) in %.0f s, with one "
+                "interruption and a resume: %.1f submissions/min; %s"
+                % (len(want), graded, took, 60 * len(want) / took,
+                   [x for x in e.splitlines() if x.startswith("sandbox:")]))
         print("# class timing: " + line)
         with open(os.path.join(hu.ROOT, "build", "class-timing.txt"), "w") as f:
             f.write(line + "\n")
-        t.record("gpu: `run.py grade` of %d planted submissions finishes "
-                 "(exit 0)" % len(want), rc == 0,
-                 "rc=%d\n%s\n%s" % (rc, o[-1000:], e[-2000:]))
         try:
             with open(os.path.join(out, "gradebook.json")) as f:
-                rows = {r["student"]: r for r in json.load(f)["students"]}
+                book = json.load(f)
+            rows = {r["student"]: r for r in book["students"]}
+            with open(os.path.join(hu.ROOT, "build", "class-gradebook.json"),
+                      "w") as f:
+                json.dump(book, f, indent=1)
         except (OSError, ValueError) as err:
             t.record("gpu: class gradebook.json is written", False, str(err))
             return
@@ -259,11 +312,18 @@ def graded_class(t):
                      % (sid, what or ("all pass" if exp["graded"]
                                       else "notes only")),
                      not problems, "\n".join(problems))
-        rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
-                           "grade", subs, "--labs", "saxpy", "--out", out],
-                          timeout=600)
-        t.record("gpu: class: a second run resumes (nothing regraded)",
+        rc, o, e = hu.run(cmd[:-2], timeout=600)
+        t.record("gpu: class: a third run regrades nothing",
                  rc == 0 and "grading 0 job(s)" in e, e[-600:])
+        rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                           "show", out, "--size", "40x110"], timeout=60)
+        with open(os.path.join(hu.ROOT, "build", "class-view.txt"), "w") as f:
+            f.write(o)
+        t.record("gpu: class: the class view shows the measured spread "
+                 "(a histogram and a threshold per step)",
+                 rc == 0 and "class of %d students" % len(want) in o
+                 and "┃" in o and re.search(r"saxpy\s+v5\s+\d+/\d+\s+\d", o)
+                 is not None, o)
 
 
 def run(t):

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CHILD "build/tests/programs/child"
@@ -182,6 +183,59 @@ int main(void)
 		      "a grandchild holding the pipes does not keep the run "
 		      "alive: the group is killed (%.1f s)", c.seconds);
 		child_release(&c);
+	}
+	{
+		/* what the grader's Ctrl-C handler does */
+		struct child a = CHILD_INIT, b = CHILD_INIT;
+		const char *hang[] = {CHILD, "hang", NULL};
+		a.argv = b.argv = hang;
+		a.wall_limit_s = b.wall_limit_s = 60;
+		int started = child_start(&a) == 0 && child_start(&b) == 0;
+		child_kill_all();
+		child_finish(&a);
+		child_finish(&b);
+		CHECK(started && a.term_signal == SIGKILL &&
+			      b.term_signal == SIGKILL && !a.timed_out &&
+			      a.seconds < 5 && b.seconds < 5,
+		      "child_kill_all() kills every running child's group "
+		      "(%.1f s, %.1f s)", a.seconds, b.seconds);
+		child_release(&a);
+		child_release(&b);
+		struct child c = CHILD_INIT;
+		c.wall_limit_s = 5;
+		run(&c, "exit", "0");
+		CHECK(c.exited && c.exit_code == 0,
+		      "a child started after child_kill_all() runs normally");
+		child_release(&c);
+	}
+	{
+		/* a grader killed outright (SIGKILL) takes its child along */
+		int fds[2];
+		pid_t kid = -1;
+		if (pipe(fds) == 0) {
+			pid_t grader = fork();
+			if (grader == 0) {
+				struct child c = CHILD_INIT;
+				const char *hang[] = {CHILD, "hang", NULL};
+				c.argv = hang;
+				if (child_start(&c) == 0)
+					(void)!write(fds[1], &c.pid, sizeof(c.pid));
+				raise(SIGKILL);
+			}
+			close(fds[1]);
+			if (read(fds[0], &kid, sizeof(kid)) != sizeof(kid))
+				kid = -1;
+			close(fds[0]);
+			waitpid(grader, NULL, 0);
+		}
+		int gone = 0;
+		for (int i = 0; kid > 0 && i < 100 && !gone; i++) {
+			gone = kill(kid, 0) < 0 || live_in_group(kid) == 0;
+			usleep(20000);
+		}
+		CHECK(kid > 0 && gone,
+		      "a child dies with a grader killed by SIGKILL "
+		      "(PR_SET_PDEATHSIG)");
 	}
 	{
 		const char *env[] = {"ONLY=this", NULL};
