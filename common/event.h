@@ -60,7 +60,13 @@
  *  check      step id metric status("pass"|"fail"|"not_measured")
  *             measured? required op(">="|"<=") unit message
  *  step_end   step verdict summary hint? seconds gbps? pct_of_copy?
- *             speedup_vs_first?
+ *             speedup_vs_first? median_us? timing_withheld?
+ *             The timing figures (median_us gbps pct_of_copy
+ *             speedup_vs_first) are there only when the run was correct
+ *             and its timing trusted (default stream, audit passed); else
+ *             timing_withheld says why they are not (a wrong or forged
+ *             kernel's "bandwidth" is no measurement). The timing events
+ *             before it still carry what was timed, for the record.
  *  run_end    verdict("pass"|"fail"|"not_graded") passed failed not_graded
  *             total seconds
  *

@@ -522,13 +522,23 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		if (strcmp(verdict, "pass"))
 			json_object_set_new(end, "hint", json_string(s->hint));
 		static const char *const shown[] = {
-			"median_us", "gbps", "pct_of_copy", "speedup_vs_first",
 			"elements_per_thread", "waves", "registers",
 			"inst_per_element", NULL};
+		static const char *const timed[] = {
+			"median_us", "gbps", "pct_of_copy", "speedup_vs_first",
+			NULL};
 		for (const char *const *m = shown; *m; m++)
 			if (json_object_get(r.metrics, *m))
 				json_object_set(end, *m,
 						json_object_get(r.metrics, *m));
+		const char *withheld = outcome_timing_withheld(&r, &c);
+		for (const char *const *m = timed; *m && !withheld; m++)
+			if (json_object_get(r.metrics, *m))
+				json_object_set(end, *m,
+						json_object_get(r.metrics, *m));
+		if (withheld && json_object_get(r.metrics, "median_us"))
+			json_object_set_new(end, "timing_withheld",
+					    json_string(withheld));
 		if (c.out.len)
 			json_object_set_new(end, "program_output",
 					    json_string(strbuf_str(&c.out)));

@@ -151,6 +151,21 @@ int outcome_ran_clean(const struct step_outcome *o, const struct child *c)
 	       !o->guard && !o->garbage[0] && !c->timed_out;
 }
 
+const char *outcome_timing_withheld(const struct step_outcome *o,
+				    const struct child *c)
+{
+	if (!outcome_ran_clean(o, c))
+		return "the run did not finish correct, so its timing measures "
+		       "nothing";
+	if (o->off_stream)
+		return "work was launched off the default stream, so the timed "
+		       "stream did not see it";
+	if (o->integrity)
+		return "the timing audit failed: the events did not time the "
+		       "work";
+	return NULL;
+}
+
 void outcome_add_static(struct step_outcome *o, const json_t *resources,
 			const json_t *ptx)
 {

@@ -63,6 +63,10 @@ void outcome_add_static(struct step_outcome *o, const json_t *resources,
 
 /* True when the run ended normally with no failed case: checks apply. */
 int outcome_ran_clean(const struct step_outcome *o, const struct child *c);
+/* Why the step's timing figures must not be reported (not correct, off
+ * the timed stream, failed audit), or NULL when they are trustworthy. */
+const char *outcome_timing_withheld(const struct step_outcome *o,
+				    const struct child *c);
 
 void verdict_checks(const struct step_spec *s, json_t *metrics,
 		    event_sink sink, void *arg, char *fail_msg,

@@ -105,6 +105,12 @@ def fixtures(t, lab):
             lab, name, want["verdict"], want["message"]),
                  ok, "got %s: %s (rc=%d, %.1f s)\n%s" % (
                      e.get("verdict"), e.get("summary"), rc, took, err[-500:]))
+        timed = [k for k in ("gbps", "pct_of_copy", "median_us") if k in e]
+        if e.get("verdict") == "fail" and (timed or "timing_withheld" in e):
+            # a wrong or untrusted run's "bandwidth" is no measurement
+            t.record("gpu: %s %s: no bandwidth reported for a failed run "
+                     "(timing withheld, with the reason)" % (lab, name),
+                     not timed and e.get("timing_withheld"), str(e)[:800])
 
 
 def cached_run_is_fast(t):
