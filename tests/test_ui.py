@@ -416,6 +416,22 @@ def class_view(t):
         p.close()
     stty_after(t, "q in the class view", "%s --gradebook %s" % (UI, book),
                ["q"], wait_text="class of 9")
+    # an absurd figure (a forged timing) must not squash the class's bars
+    import json
+    with open(os.path.join(book, "gradebook.json")) as f:
+        doc = json.load(f)
+    doc["students"][0]["labs"]["saxpy"][0]["pct_of_copy"] = 21371.25
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "gradebook.json"), "w") as f:
+            json.dump(doc, f)
+        r = subprocess.run([UI, "--gradebook", d, "--dump", "20x100"],
+                           stdout=subprocess.PIPE, text=True)
+    axis = [l for l in r.stdout.splitlines() if "100%" in l]
+    t.record("ui class: a value past 200% of copy is shown as 999+ in the "
+             "last bin; the scale stays at most 200%",
+             r.returncode == 0 and "40.0  89.0  999+" in r.stdout
+             and axis and "100%" in axis[0] and "500%" not in axis[0]
+             and "999+%" in r.stdout, r.stdout)
     r = subprocess.run([UI, "--gradebook", "/nonexistent"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)

@@ -38,7 +38,19 @@ static double class_scale(const struct classbook *b)
 		if (st->threshold + 10 > scale)
 			scale = st->threshold + 10;
 	}
-	return ceil(scale / 10) * 10;
+	/* a forged figure must not squash everyone else's bars: over 200%
+	 * of copy lands in the last bin */
+	return scale > 200 ? 200 : ceil(scale / 10) * 10;
+}
+
+/* A % of copy in five columns: "101.9", " 999+" past what fits. */
+static const char *pct5(double v, char *buf, size_t len)
+{
+	if (v >= 999.95)
+		snprintf(buf, len, " 999+");
+	else
+		snprintf(buf, len, "%5.1f", v);
+	return buf;
 }
 
 static void draw_histogram(struct canvas *c, int row, int col, int width,
@@ -109,9 +121,12 @@ static void draw_step_row(struct canvas *c, int row, const struct cb_step *st,
 	canvas_printf(c, row, col, base, W_PASSED, "%3d/%-3d", st->passed,
 		      st->submitted);
 	col += W_PASSED + 1;
+	char a[16], m[16], z[16];
 	if (st->measured)
-		canvas_printf(c, row, col, base, 3 * W_NUM, "%5.1f %5.1f %5.1f",
-			      st->min, st->median, st->max);
+		canvas_printf(c, row, col, base, 3 * W_NUM, "%s %s %s",
+			      pct5(st->min, a, sizeof(a)),
+			      pct5(st->median, m, sizeof(m)),
+			      pct5(st->max, z, sizeof(z)));
 	else
 		canvas_text(c, row, col, "   not measured", ST_DIM, 3 * W_NUM);
 	draw_histogram(c, row, hist_col, hist_w, st, scale, o);
@@ -162,8 +177,9 @@ static void draw_students(const struct classbook *b, struct canvas *c,
 		canvas_text(c, row, W_NAME, label, vs, W_VERDICT - 1);
 		if (s->pct < 0)
 			continue;
+		char p[16];
 		canvas_printf(c, row, W_NAME + W_VERDICT, ST_NORMAL, W_NUM,
-			      "%5.1f%%", s->pct);
+			      "%s%%", pct5(s->pct, p, sizeof(p)));
 		if (bar_w >= 10)
 			draw_bar(c, row, bar_col, bar_w, s->pct, scale,
 				 st->threshold, s->pct >= st->threshold ? ST_PASS
