@@ -42,7 +42,9 @@
  *  launch     step kernel? grid:[x y z] block:[x y z] shared_bytes
  *             default_stream(bool) launches blocks_per_sm waves
  *             elements_per_thread  (the student's launches for the timed n)
- *  timing     step who("student"|"vendor") name? variant? n bytes reps
+ *  timing     step who("student"|"vendor"|"reference": the lab's own
+ *             baseline kernel, timed in the same process) name? variant?
+ *             n bytes reps
  *             median_us min_us max_us cv gbps pct_of_copy?
  *             rounds?:[median_us...] rounds_cv?  (a lab timing several
  *             variants, e.g. "offset 3", sends one each; the first is the

@@ -648,6 +648,8 @@ int hx_launch_report(const struct hx_launch *l, int count, double elements)
 		json_object_set_new(ev, "blocks_per_sm",
 				    json_integer(big->blocks_per_sm));
 		json_object_set_new(ev, "grid_blocks", json_real(blocks));
+		json_object_set_new(ev, "grid_per_sm",
+				    json_real(blocks / H.prop.multiProcessorCount));
 		json_object_set_new(ev, "block_threads",
 				    json_real((double)big->block[0] *
 					      big->block[1] * big->block[2]));

@@ -11,12 +11,17 @@ static const struct metric_info metrics[] = {
 	{"median_us", "us", "timing", "median time of one call"},
 	{"speedup_vs_first", "x", "timing",
 	 "median time of step 1 / median time of this step, same run"},
+	{"speedup_vs_baseline", "x", "timing",
+	 "median time of the lab's own baseline kernel / this step's, both "
+	 "timed in the same process (the harness's reference)"},
 	{"elements_per_thread", "", "launch",
 	 "n / threads launched, at the timed size"},
 	{"waves", "", "launch",
 	 "blocks launched / (SMs x blocks that fit on one SM)"},
 	{"grid_blocks", "", "launch", "blocks in the largest launch"},
 	{"block_threads", "", "launch", "threads per block"},
+	{"grid_per_sm", "", "launch",
+	 "blocks in the largest launch / the GPU's SM count"},
 	{"block_x", "", "launch", "blockDim.x of the largest launch"},
 	{"block_y", "", "launch", "blockDim.y of the largest launch"},
 	{"launches", "", "launch", "kernel launches per call of the launcher"},
@@ -28,6 +33,8 @@ static const struct metric_info metrics[] = {
 	 "non-coherent (read-only path) global loads in the PTX"},
 	{"ptx_rem_ops", "", "ptx", "remainder (%) instructions in the PTX"},
 	{"ptx_shuffles", "", "ptx", "warp shuffles (shfl.sync) in the PTX"},
+	{"ptx_async_copies", "", "ptx",
+	 "asynchronous global-to-shared copies (cp.async) in the PTX"},
 	{"ptx_barriers", "", "ptx",
 	 "block barriers (__syncthreads) in the PTX, all kernels"},
 	{"inst_per_element", "", "profiler (ncu)",
@@ -39,6 +46,9 @@ static const struct metric_info metrics[] = {
 	{"registers", "", "compiler", "registers per thread (largest kernel)"},
 	{"spill_bytes", "B", "compiler", "spill stores + loads (all kernels)"},
 	{"shared_bytes", "B", "compiler", "static shared memory per block"},
+	{"stack_bytes", "B", "compiler",
+	 "stack frame per thread (local memory: e.g. an array indexed with a "
+	 "value the compiler cannot resolve), largest kernel"},
 	{NULL, NULL, NULL, NULL},
 };
 

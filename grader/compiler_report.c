@@ -166,6 +166,7 @@ json_t *compiler_resources(const char *output)
 {
 	json_t *kernels = json_array();
 	json_t *cur = NULL;
+	int in_kernel_props = 1; /* no "Function properties" line seen */
 	const char *p = output;
 	while (*p) {
 		size_t len = strcspn(p, "\n");
@@ -188,10 +189,20 @@ json_t *compiler_resources(const char *output)
 			json_array_append_new(kernels, cur);
 			continue;
 		}
+		/* "Function properties for F" precedes F's stack and spill
+		 * line; F may be a device function the kernel calls (sin's
+		 * slow path, say), whose figures are not the kernel's */
+		const char *props = strstr(line, "Function properties for ");
+		if (props) {
+			props += strlen("Function properties for ");
+			in_kernel_props = cur && !strcmp(props, json_string_value(
+						  json_object_get(cur, "name")));
+			continue;
+		}
 		if (!cur)
 			continue;
 		long v;
-		if (strstr(line, "bytes stack frame")) {
+		if (strstr(line, "bytes stack frame") && in_kernel_props) {
 			if ((v = number_before(line, "bytes stack frame")) >= 0)
 				json_object_set_new(cur, "stack_bytes",
 						    json_integer(v));

@@ -526,7 +526,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			"inst_per_element", NULL};
 		static const char *const timed[] = {
 			"median_us", "gbps", "pct_of_copy", "speedup_vs_first",
-			NULL};
+			"speedup_vs_baseline", NULL};
 		for (const char *const *m = shown; *m; m++)
 			if (json_object_get(r.metrics, *m))
 				json_object_set(end, *m,

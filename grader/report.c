@@ -161,7 +161,10 @@ static void print_step_end(struct report *r, json_t *ev)
 	if (json_is_number(json_object_get(ev, "median_us")))
 		fprintf(r->out, " %9.1f us  %6.0f GB/s  %5.1f%% of copy",
 			event_num(ev, "median_us"), event_num(ev, "gbps"), event_num(ev, "pct_of_copy"));
-	if (json_is_number(json_object_get(ev, "speedup_vs_first")))
+	if (json_is_number(json_object_get(ev, "speedup_vs_baseline")))
+		fprintf(r->out, "  %.2fx vs the baseline (same run)",
+			event_num(ev, "speedup_vs_baseline"));
+	else if (json_is_number(json_object_get(ev, "speedup_vs_first")))
 		fprintf(r->out, "  %.2fx vs step 1", event_num(ev, "speedup_vs_first"));
 	fprintf(r->out, "\n");
 	size_t i;

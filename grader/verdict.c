@@ -40,7 +40,7 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 	} else if (!strcmp(kind, "launch")) {
 		static const char *const names[] = {
 			"elements_per_thread", "waves", "grid_blocks",
-			"block_threads", "launches", NULL};
+			"block_threads", "launches", "grid_per_sm", NULL};
 		for (const char *const *n = names; *n; n++) {
 			json_t *v = json_object_get(ev, *n);
 			if (json_is_number(v))
@@ -66,6 +66,10 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 		const char *who = json_string_value(json_object_get(ev, "who"));
 		if (who && !strcmp(who, "vendor")) {
 			keep_first(&r->vendor_timing, ev);
+		} else if (who && !strcmp(who, "reference")) {
+			/* the lab's own baseline, timed in this process */
+			json_object_set(r->metrics, "baseline_us",
+					json_object_get(ev, "median_us"));
 		} else {
 			double pct = r->copy_gbps > 0 ? 100 * gbps / r->copy_gbps
 						       : 0;
@@ -90,6 +94,16 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 							    json_real(pct));
 			}
 		}
+	}
+	if (!strcmp(kind, "timing")) {
+		json_t *base = json_object_get(r->metrics, "baseline_us");
+		json_t *mine = json_object_get(r->metrics, "median_us");
+		if (json_is_number(base) && json_is_number(mine) &&
+		    json_number_value(mine) > 0)
+			json_object_set_new(
+				r->metrics, "speedup_vs_baseline",
+				json_real(json_number_value(base) /
+					  json_number_value(mine)));
 	}
 	if (strcmp(kind, "harness_end"))
 		r->sink(r->sink_arg, ev);
@@ -176,7 +190,8 @@ void outcome_add_static(struct step_outcome *o, const json_t *resources,
 			{"ptx_nc_loads", "nc_loads"},
 			{"ptx_rem_ops", "rem_ops"},
 			{"ptx_shuffles", "shuffles"},
-			{"ptx_barriers", "barriers"}};
+			{"ptx_barriers", "barriers"},
+			{"ptx_async_copies", "async_copies"}};
 	for (size_t i = 0; i < sizeof(from_ptx) / sizeof(from_ptx[0]); i++) {
 		json_t *v = json_object_get(ptx, from_ptx[i].fact);
 		if (json_is_integer(v))
@@ -184,7 +199,7 @@ void outcome_add_static(struct step_outcome *o, const json_t *resources,
 				o->metrics, from_ptx[i].metric,
 				json_real((double)json_integer_value(v)));
 	}
-	double regs = 0, spill = 0, shared = 0;
+	double regs = 0, spill = 0, shared = 0, stack = 0;
 	size_t i;
 	json_t *k;
 	json_array_foreach(resources, i, k)
@@ -193,6 +208,9 @@ void outcome_add_static(struct step_outcome *o, const json_t *resources,
 		double s = (double)json_integer_value(json_object_get(k, "shared_bytes"));
 		regs = r > regs ? r : regs;
 		shared = s > shared ? s : shared;
+		double st = (double)json_integer_value(
+			json_object_get(k, "stack_bytes"));
+		stack = st > stack ? st : stack;
 		spill += (double)json_integer_value(
 				 json_object_get(k, "spill_store_bytes")) +
 			 (double)json_integer_value(
@@ -202,6 +220,7 @@ void outcome_add_static(struct step_outcome *o, const json_t *resources,
 		json_object_set_new(o->metrics, "registers", json_real(regs));
 		json_object_set_new(o->metrics, "spill_bytes", json_real(spill));
 		json_object_set_new(o->metrics, "shared_bytes", json_real(shared));
+		json_object_set_new(o->metrics, "stack_bytes", json_real(stack));
 	}
 }
 

@@ -220,6 +220,37 @@ def reduction(t):
     step_matrix(t, "reduction", REDUCTION_STEPS, REDUCTION_DISTINGUISHING)
 
 
+PREFETCH_STEPS = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"]
+PREFETCH_DISTINGUISHING = {
+    "v2": "speedup_vs_baseline", "v3": "shared_bytes", "v4": "shared_bytes",
+    "v5": "shared_bytes", "v6": "ptx_async_copies",
+    "v7": "bank_conflicts_per_element"}
+
+
+def prefetch(t):
+    rc, events, err = hu.grade(["test", "prefetch", "--src",
+                                os.path.join(hu.ROOT, "solutions", "prefetch")])
+    ends = hu.step_ends(events)
+    for step in PREFETCH_STEPS:
+        e = ends.get(step, {})
+        t.record("gpu: prefetch solution %s passes (%.2fx the baseline)"
+                 % (step, e.get("speedup_vs_baseline", 0)),
+                 e.get("verdict") == "pass",
+                 "%s: %s\n%s" % (e.get("verdict"), e.get("summary"), err))
+    best = max(e.get("speedup_vs_baseline", 0) for e in ends.values())
+    t.record("gpu: prefetch: the best reference step is >= 1.5x the "
+             "baseline in the same run (%.2fx)" % best, best >= 1.5,
+             str({k: v.get("speedup_vs_baseline") for k, v in ends.items()}))
+    rc, events, err = hu.grade(["test", "prefetch"])
+    ends = hu.step_ends(events)
+    t.record("gpu: prefetch starters: v1 passes, v2-v7 not implemented",
+             ends.get("v1", {}).get("verdict") == "pass"
+             and all(ends.get(k, {}).get("verdict") == "not_implemented"
+                     for k in PREFETCH_STEPS[1:]),
+             str({k: v.get("verdict") for k, v in ends.items()}))
+    step_matrix(t, "prefetch", PREFETCH_STEPS, PREFETCH_DISTINGUISHING)
+
+
 def saxpy(t):
     solutions_pass(t)
     starters(t)
@@ -340,7 +371,7 @@ def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
     a quick GPU check of one lab while working on it)."""
     suites = [("saxpy", saxpy), ("haxpy", haxpy), ("transpose", transpose),
-              ("reduction", reduction)]
+              ("reduction", reduction), ("prefetch", prefetch)]
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
     for lab, suite in suites:
         if only and lab not in only:

@@ -87,5 +87,24 @@ int main(void)
 		      json_integer_value(json_object_get(k1, "stack_bytes")) == 16,
 	      "second kernel: registers, shared memory, spills, stack");
 	json_decref(r);
+
+	/* a device function's properties follow the kernel's: not the kernel's */
+	const char *callee =
+		"ptxas info    : Compiling entry function '_Z4rollPKdPdi' for 'sm_90'\n"
+		"ptxas info    : Function properties for _Z4rollPKdPdi\n"
+		"    40 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+		"ptxas info    : Used 54 registers, used 0 barriers, 40 bytes cumulative stack size\n"
+		"ptxas info    : Compile time = 44.064 ms\n"
+		"ptxas info    : Function properties for __internal_trig_reduction_slowpathd\n"
+		"    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n";
+	r = compiler_resources(callee);
+	k1 = json_array_get(r, 0);
+	CHECK(json_array_size(r) == 1 &&
+		      json_integer_value(json_object_get(k1, "stack_bytes")) == 40 &&
+		      json_integer_value(json_object_get(k1, "spill_store_bytes")) == 4,
+	      "a called function's stack and spills do not overwrite the "
+	      "kernel's (got stack %lld)",
+	      (long long)json_integer_value(json_object_get(k1, "stack_bytes")));
+	json_decref(r);
 	return check_done();
 }
