@@ -34,7 +34,7 @@
  *             spill_load_bytes shared_bytes stack_bytes}]
  *  ptx        step global_loads global_stores max_load_bytes max_store_bytes
  *             nc_loads  (counts of instructions in the PTX text)
- *  progress   step phase("correctness"|"timing") done total
+ *  progress   step phase("correctness"|"timing"|"sweep") done total
  *  case       step name ok n? seed mismatches? checked? first?:[{index
  *             expected got input?}] message?   (one correctness case)
  *  guard      step buffer before after first_offset? message
@@ -56,6 +56,10 @@
  *  integrity  step check("timed_stream") ok event_us host_us message
  *             (the timing audit: event time vs host time around a full
  *             synchronization; ok=false fails the step)
+ *  sweep      step define value ok median_us? speedup_vs_baseline?
+ *             pct_of_copy? message?   (bench, for a lab with a "sweep":
+ *             the step rebuilt with -DDEFINE=value and timed at the timed
+ *             size; ok=false when that build or run failed, with why)
  *  todo       step file line   (the step still calls CUDALAB_TODO())
  *  error      step? kind("cuda"|"harness"|"usage") message
  *  harness_end step ok      (the harness reached its end; absent => it died)

@@ -34,7 +34,8 @@ static void usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nusage: STEP [--result-fd N] [--seed S] [--case NAME]"
 			" [--bench] [--reps R] [--warmup W] [--rounds K]"
-			" [--step ID] [--no-timing] [--profile]\n");
+			" [--step ID] [--no-timing] [--profile]"
+			" [--timed-only]\n");
 	exit(2);
 }
 
@@ -111,6 +112,8 @@ void hx_init(int argc, char **argv)
 			H.opts.timing = 0;
 		else if (!strcmp(a, "--profile"))
 			H.opts.profile = 1, H.opts.timing = 0;
+		else if (!strcmp(a, "--timed-only"))
+			H.opts.timed_only = 1;
 		else if (!strcmp(a, "--reps"))
 			H.opts.reps = (int)parse_long(a, v, 1, 10000), i++;
 		else if (!strcmp(a, "--warmup"))
@@ -505,7 +508,7 @@ void hx_mismatch(struct hx_mismatches *m, size_t index, const char *expected,
 
 int hx_case_selected(const char *name)
 {
-	if (H.opts.profile)
+	if (H.opts.profile || H.opts.timed_only)
 		return strstr(name, "(timed size)") != NULL;
 	return !H.opts.only_case || strcmp(H.opts.only_case, name) == 0;
 }

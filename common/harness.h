@@ -23,6 +23,9 @@
  *   --profile       only the timed-size case, no timing: for running under
  *                   a profiler. A lab marks that case by ending its name
  *                   with "(timed size)".
+ *   --timed-only    only the timed-size case, then timing (and the check
+ *                   with fresh inputs after it): a quick measurement, e.g.
+ *                   one point of a sweep.
  *
  * Errors: every CUDA call goes through HX_CHECK; a failure emits an "error"
  * event (kind "cuda", the call, file:line and the driver's words) and exits
@@ -49,6 +52,7 @@ struct hx_options {
 	int bench;
 	int timing;            /* 0 with --no-timing or --profile */
 	int profile;
+	int timed_only;
 	int warmup, reps, rounds;
 	/* --extra-size S (repeatable): sizes an instructor adds to the lab's
 	 * cases (hidden cases); each harness says how it reads S. */

@@ -229,13 +229,46 @@ static int load_hidden(struct loader *ld, json_t *arr, struct lab_manifest *m)
 	return 0;
 }
 
+/* "sweep": {"define": "PDIST", "values": [1, 2, 3]}: a C identifier and
+ * 1 to 32 integers from 1 to 1024. */
+static int load_sweep(struct loader *ld, json_t *obj, struct lab_manifest *m)
+{
+	static const char *const keys[] = {"define", "values", NULL};
+	if (!json_is_object(obj))
+		return fail(ld, "sweep", "must be an object");
+	if (only_keys(ld, obj, "sweep", keys) ||
+	    get_string(ld, obj, "sweep", "define", 1, &m->sweep_define))
+		return -1;
+	const char *d = m->sweep_define;
+	int ident = (d[0] == '_' || (d[0] >= 'A' && d[0] <= 'Z') ||
+		     (d[0] >= 'a' && d[0] <= 'z')) &&
+		    strspn(d, "_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			      "0123456789") == strlen(d) && strlen(d) < 48;
+	if (!ident)
+		return fail(ld, "sweep.define", "must be a C identifier");
+	json_t *vals = json_object_get(obj, "values");
+	size_t n = json_array_size(vals);
+	if (!json_is_array(vals) || n == 0 || n > 32)
+		return fail(ld, "sweep.values", "must be an array of 1 to 32 "
+			    "integers");
+	for (size_t i = 0; i < n; i++) {
+		json_t *v = json_array_get(vals, i);
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > 1024)
+			return fail(ld, "sweep.values", "entry %zu must be an "
+				    "integer from 1 to 1024", i);
+		m->sweep_values[m->nsweep_values++] = (int)json_integer_value(v);
+	}
+	return 0;
+}
+
 static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 		     struct lab_manifest *m)
 {
 	static const char *const keys[] = {"name", "title", "order",
 					   "interface", "harness", "steps",
 					   "vendor", "time_limit_s", "sanitize",
-					   "hidden_sizes", NULL};
+					   "hidden_sizes", "sweep", NULL};
 	if (!json_is_object(root))
 		return fail(ld, "(top level)", "must be a JSON object");
 	if (only_keys(ld, root, "", keys) ||
@@ -275,6 +308,9 @@ static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 		return -1;
 	json_t *hidden = json_object_get(root, "hidden_sizes");
 	if (hidden && load_hidden(ld, hidden, m))
+		return -1;
+	json_t *sweep = json_object_get(root, "sweep");
+	if (sweep && load_sweep(ld, sweep, m))
 		return -1;
 
 	json_t *steps = json_object_get(root, "steps");
@@ -352,6 +388,7 @@ void manifest_free(struct lab_manifest *m)
 		free(*t);
 	free(m->hidden_sizes);
 	free(m->sanitize_case);
+	free(m->sweep_define);
 	free(m->vendor_source);
 	free(m->vendor_name);
 	free(m->harness);

@@ -16,6 +16,10 @@
  *     "sanitize": {"tools": ["racecheck"],   ? compute-sanitizer tools run
  *                  "case": "n=1025 ones"},     on one harness case, for the
  *                                              metric sanitizer_errors
+ *     "sweep": {"define": "PDIST",           ? bench also rebuilds the steps
+ *               "values": [1, 2, 4, 8]},      whose file uses the macro with
+ *                                              -DPDIST=v for each value and
+ *                                              times them ("sweep" events)
  *     "hidden_sizes": ["1000003", "77x999"], ? extra correctness cases the
  *                                              harness runs (--extra-size):
  *                                              an instructor's tree adds
@@ -73,6 +77,9 @@ struct lab_manifest {
 	char **sanitize_tools; /* NULL-terminated; NULL when none */
 	char *sanitize_case;
 	char **hidden_sizes;   /* NULL-terminated; NULL when none */
+	char *sweep_define;    /* a macro name; NULL when no sweep */
+	int sweep_values[32];
+	int nsweep_values;
 	struct step_spec *steps;
 	size_t nsteps;
 };

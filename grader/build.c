@@ -306,7 +306,8 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	char (*logp)[PATH_MAX * 2] = calloc(n, sizeof(*logp));
 	char (*objp)[PATH_MAX * 2] = calloc(n, sizeof(*objp));
 	const char *(*argvs)[24] = calloc(n, sizeof(*argvs));
-	if (!kids || !tmp || !logp || !objp || !argvs) {
+	char (*dflags)[80] = calloc(n, sizeof(*dflags));
+	if (!kids || !tmp || !logp || !objp || !argvs || !dflags) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -317,6 +318,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		struct step_build *b = &steps[i];
 		struct content_hash h = base;
 		hash_str(&h, b->step->file);
+		hash_str(&h, b->define);
 		if (hash_file(&h, b->source) < 0) {
 			char why[PATH_MAX + 64];
 			snprintf(why, sizeof(why), "cannot read %s: the step's "
@@ -333,8 +335,9 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		}
 		char key[17];
 		hash_hex(&h, key);
-		snprintf(b->dir, sizeof(b->dir), "%s/steps/%s/%s-%s",
-			 env->build_dir, lab->name, b->step->id, key);
+		snprintf(b->dir, sizeof(b->dir), "%s/steps/%s/%s%s%s-%s",
+			 env->build_dir, lab->name, b->step->id,
+			 b->define[0] ? "-D" : "", b->define, key);
 		snprintf(b->exe, sizeof(b->exe), "%s/step", b->dir);
 		if (load_facts(b) == 0) {
 			b->cached = 1;
@@ -359,6 +362,9 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		a[k++] = "-lineinfo";
 		a[k++] = fl.inc_common;
 		a[k++] = fl.inc_lab;
+		snprintf(dflags[i], sizeof(dflags[i]), "-D%s", b->define);
+		if (b->define[0])
+			a[k++] = dflags[i];
 		a[k++] = "-Xptxas";
 		a[k++] = "-v";
 		a[k++] = "--keep";
@@ -477,6 +483,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	free(logp);
 	free(objp);
 	free(argvs);
+	free(dflags);
 	return 0;
 }
 

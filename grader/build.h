@@ -41,6 +41,8 @@ int build_env_init(struct build_env *env, char *err, size_t errlen);
 struct step_build {
 	const struct step_spec *step;
 	char source[PATH_MAX]; /* the file to compile (the student's) */
+	char define[64];       /* "" or "NAME=VALUE": -D for the student's
+				  file only (a sweep); part of the key */
 	/* results */
 	char dir[PATH_MAX];
 	char exe[PATH_MAX + 8];

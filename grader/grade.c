@@ -10,6 +10,7 @@
 #include "sandbox.h"
 #include "verdict.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -201,7 +202,7 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 			   const char *exe,
 			   const char *step_id, char *const *extra_sizes,
 			   double limit_s, struct step_outcome *r,
-			   struct child *c)
+			   struct child *c, int timed_only)
 {
 	char step_arg[128];
 	snprintf(step_arg, sizeof(step_arg), "%s", step_id);
@@ -216,9 +217,12 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 		argv[k++] = "--seed";
 		argv[k++] = o->seed;
 	}
-	if (o->bench)
+	if (timed_only)
+		argv[k++] = "--timed-only";
+	else if (o->bench)
 		argv[k++] = "--bench";
-	for (char *const *x = extra_sizes; x && *x && k < 44; x++) {
+	for (char *const *x = extra_sizes; x && *x && k < 44 && !timed_only;
+	     x++) {
 		argv[k++] = "--extra-size";
 		argv[k++] = *x;
 	}
@@ -238,6 +242,119 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 				     "harness", "message", c->error);
 	if (r->pending.len) /* a last line without newline */
 		outcome_feed(r, "\n", 1);
+}
+
+static void discard_event(void *arg, json_t *ev)
+{
+	(void)arg;
+	(void)ev;
+}
+
+/* Whether the file at path mentions the identifier name. */
+static int file_mentions(const char *path, const char *name)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char line[1024];
+	int found = 0;
+	size_t len = strlen(name);
+	while (!found && fgets(line, sizeof(line), f))
+		for (const char *p = strstr(line, name); p && !found;
+		     p = strstr(p + 1, name))
+			found = (p == line || !(isalnum((unsigned char)p[-1]) ||
+						p[-1] == '_')) &&
+				!(isalnum((unsigned char)p[len]) || p[len] == '_');
+	fclose(f);
+	return found;
+}
+
+/*
+ * Bench, for a lab with a "sweep": every built step whose file uses the
+ * sweep's macro is rebuilt with -DNAME=value for each value (in parallel,
+ * cached) and timed at the timed size only (--timed-only). One "sweep"
+ * event per point; a point that fails says why instead of a time.
+ */
+static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
+		      const struct build_env *env,
+		      const struct lab_manifest *lab,
+		      const struct step_build *builds, size_t count,
+		      double copy_gbps, event_sink sink, void *arg)
+{
+	size_t max = count * (size_t)lab->nsweep_values, n = 0;
+	struct step_build *pts = calloc(max ? max : 1, sizeof(*pts));
+	if (!pts)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		if (!builds[i].ok || !file_mentions(builds[i].source,
+						    lab->sweep_define))
+			continue;
+		for (int v = 0; v < lab->nsweep_values; v++) {
+			struct step_build *p = &pts[n++];
+			p->step = builds[i].step;
+			snprintf(p->source, sizeof(p->source), "%s",
+				 builds[i].source);
+			snprintf(p->define, sizeof(p->define), "%s=%d",
+				 lab->sweep_define, lab->sweep_values[v]);
+		}
+	}
+	char err[512] = "";
+	if (n && build_steps(env, lab, pts, n, err, sizeof(err)) < 0) {
+		emit(sink, arg, json_pack("{s:s, s:s, s:s}", "event", "error",
+					  "kind", "harness", "message", err));
+		n = 0;
+	}
+	double limit = o->time_limit_s > 0 ? o->time_limit_s
+					   : lab->time_limit_s;
+	for (size_t k = 0; k < n; k++) {
+		struct step_build *p = &pts[k];
+		int value = atoi(strchr(p->define, '=') + 1);
+		emit(sink, arg,
+		     json_pack("{s:s, s:s, s:s, s:i, s:i}", "event",
+			       "progress", "step", p->step->id, "phase",
+			       "sweep", "done", (int)k, "total", (int)n));
+		json_t *ev = json_pack("{s:s, s:s, s:s, s:i}", "event",
+				       "sweep", "step", p->step->id, "define",
+				       lab->sweep_define, "value", value);
+		if (!p->ok) {
+			char e[600];
+			json_object_set_new(ev, "ok", json_false());
+			json_object_set_new(
+				ev, "message",
+				json_string(verdict_first_error(
+					p->diagnostics, e, sizeof(e))));
+			emit(sink, arg, ev);
+			continue;
+		}
+		struct step_outcome r;
+		outcome_init(&r, p->step->id, copy_gbps, discard_event, NULL);
+		struct child c = CHILD_INIT;
+		run_executable(o, sb, p->exe, p->step->id, NULL, limit, &r, &c,
+			       1);
+		const char *withheld = outcome_timing_withheld(&r, &c);
+		json_t *med = json_object_get(r.metrics, "median_us");
+		json_object_set_new(ev, "ok",
+				    json_boolean(!withheld && json_is_number(med)));
+		if (withheld || !json_is_number(med)) {
+			char why[600];
+			verdict_decide(&r, &c, "", "", why, sizeof(why));
+			json_object_set_new(ev, "message", json_string(why));
+		} else {
+			static const char *const keep[] = {
+				"median_us", "speedup_vs_baseline",
+				"pct_of_copy", NULL};
+			for (const char *const *m = keep; *m; m++)
+				if (json_object_get(r.metrics, *m))
+					json_object_set(ev, *m,
+							json_object_get(r.metrics, *m));
+		}
+		emit(sink, arg, ev);
+		child_release(&c);
+		outcome_release(&r);
+	}
+	for (size_t k = 0; k < n; k++)
+		step_build_release(&pts[k]);
+	free(pts);
 }
 
 static void iso_now(char *buf, size_t len)
@@ -262,7 +379,7 @@ static void run_vendor(const struct grade_opts *o,
 	outcome_init(&r, "vendor", copy_gbps, sink, arg);
 	struct child c = CHILD_INIT;
 	run_executable(o, NULL, exe, "vendor", NULL, lab->time_limit_s, &r,
-		       &c);
+		       &c, 0);
 	if (r.error)
 		sink(arg, r.error);
 	child_release(&c);
@@ -483,7 +600,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			double limit = o->time_limit_s > 0 ? o->time_limit_s
 							   : lab.time_limit_s;
 			run_executable(o, sb, b->exe, s->id, lab.hidden_sizes,
-				       limit, &r, &c);
+				       limit, &r, &c, 0);
 			seconds = c.seconds;
 			json_t *med = json_object_get(r.metrics, "median_us");
 			if (first + i == 0 && json_is_number(med))
@@ -552,6 +669,9 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 
 	if (o->bench && have_device && lab.vendor_source)
 		run_vendor(o, &lab, &env, copy_gbps, sink, arg);
+	if (o->bench && have_device && lab.sweep_define)
+		run_sweep(o, sb, &env, &lab, builds, count, copy_gbps, sink,
+			  arg);
 
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -19,6 +19,7 @@ void report_init(struct report *r, FILE *out, int color, int verbose)
 	r->log = json_array();
 	r->timings = json_object();
 	r->details = json_array();
+	r->sweeps = json_array();
 }
 
 void report_release(struct report *r)
@@ -28,13 +29,16 @@ void report_release(struct report *r)
 	json_decref(r->vendor);
 	json_decref(r->timings);
 	json_decref(r->details);
+	json_decref(r->sweeps);
 }
 
 static void remember(struct report *r, json_t *ev)
 {
 	json_array_append(r->log, ev);
 	const char *k = event_kind(ev);
-	if (!strcmp(k, "device")) {
+	if (!strcmp(k, "sweep")) {
+		json_array_append(r->sweeps, ev);
+	} else if (!strcmp(k, "device")) {
 		json_decref(r->device);
 		r->device = json_incref(ev);
 	} else if (!strcmp(k, "timing")) {
@@ -51,6 +55,65 @@ static void remember(struct report *r, json_t *ev)
 					ev);
 		}
 	}
+}
+
+/* The sweep as a table: a row per step, a column per value; each cell the
+ * speedup over the baseline (or the % of copy when there is none). */
+static void print_sweep(struct report *r)
+{
+	size_t n = json_array_size(r->sweeps), i;
+	if (!n)
+		return;
+	json_t *ev, *values = json_array(), *steps = json_array();
+	json_array_foreach(r->sweeps, i, ev) {
+		json_t *v = json_object_get(ev, "value"), *s = json_object_get(ev, "step");
+		size_t j;
+		json_t *x;
+		int seen_v = 0, seen_s = 0;
+		json_array_foreach(values, j, x) seen_v |= json_equal(x, v);
+		json_array_foreach(steps, j, x) seen_s |= json_equal(x, s);
+		if (!seen_v)
+			json_array_append(values, v);
+		if (!seen_s)
+			json_array_append(steps, s);
+	}
+	int speedup = json_object_get(json_array_get(r->sweeps, 0),
+				      "speedup_vs_baseline") != NULL;
+	fprintf(r->out, "\n%s sweep: %s at the timed size, each value "
+			"a separate build\n%-5s",
+		event_str(json_array_get(r->sweeps, 0), "define"),
+		speedup ? "speedup over the baseline (same process)"
+			: "% of copy", "");
+	size_t j, k;
+	json_t *v, *s;
+	json_array_foreach(values, j, v)
+		fprintf(r->out, " %5lld", (long long)json_integer_value(v));
+	fputc('\n', r->out);
+	json_array_foreach(steps, k, s) {
+		fprintf(r->out, "%-5s", json_string_value(s));
+		json_array_foreach(values, j, v) {
+			const json_t *cell = NULL;
+			json_array_foreach(r->sweeps, i, ev)
+				if (json_equal(json_object_get(ev, "step"), s) &&
+				    json_equal(json_object_get(ev, "value"), v))
+					cell = ev;
+			if (cell && json_is_true(json_object_get(cell, "ok")))
+				fprintf(r->out, " %5.2f",
+					event_num(cell, speedup ? "speedup_vs_baseline"
+								: "pct_of_copy"));
+			else
+				fprintf(r->out, " %5s", cell ? "fail" : "-");
+		}
+		fputc('\n', r->out);
+	}
+	json_array_foreach(r->sweeps, i, ev)
+		if (!json_is_true(json_object_get(ev, "ok")))
+			fprintf(r->out, "  %s %s=%lld: %s\n", event_str(ev, "step"),
+				event_str(ev, "define"),
+				(long long)event_num(ev, "value"),
+				event_str(ev, "message"));
+	json_decref(values);
+	json_decref(steps);
 }
 
 void report_json(void *arg, json_t *ev)
@@ -212,6 +275,7 @@ void report_text(void *arg, json_t *ev)
 	} else if (!strcmp(k, "error") && !strcmp(event_str(ev, "step"), "vendor")) {
 		fprintf(o, "\nvendor comparison failed: %s\n", event_str(ev, "message"));
 	} else if (!strcmp(k, "run_end")) {
+		print_sweep(r);
 		size_t i;
 		json_t *vt;
 		json_array_foreach(r->vendor, i, vt)

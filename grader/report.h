@@ -26,6 +26,7 @@ struct report {
 	char lab[64];     /* from run_begin, for replay commands */
 	json_t *details;  /* the current step's failed cases, guards, checks:
 			     printed under its line at step_end */
+	json_t *sweeps;   /* "sweep" events, for the table at the end */
 };
 
 void report_init(struct report *r, FILE *out, int color, int verbose);
