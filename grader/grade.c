@@ -217,8 +217,11 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 		argv[k++] = "--seed";
 		argv[k++] = o->seed;
 	}
-	if (timed_only)
+	if (timed_only) { /* one point of a sweep: a shorter timing plan */
 		argv[k++] = "--timed-only";
+		argv[k++] = "--reps";
+		argv[k++] = "15";
+	}
 	else if (o->bench)
 		argv[k++] = "--bench";
 	for (char *const *x = extra_sizes; x && *x && k < 44 && !timed_only;
