@@ -156,13 +156,18 @@ def results_table(events):
     device = next(e for e in events if e["event"] == "device")
     ends = [e for e in events if e["event"] == "step_end"]
     student = [e for e in events if e["event"] == "timing"
-               and e.get("who") != "vendor"]
+               and e.get("who") not in ("vendor", "reference")]
     vendor = [e for e in events if e["event"] == "timing"
               and e.get("who") == "vendor"]
     profile = {e["step"]: e for e in events if e["event"] == "profile"}
     titles = {s["id"]: s["title"] for s in begin["steps"]}
     copy_gbps = device.get("copy_gbps") or 0
     first = student[0] if student else {}
+    # labs that time their own baseline in every step's process report the
+    # speedup over it; the others, over step 1 of the same run
+    vs_key = ("speedup_vs_baseline"
+              if any("speedup_vs_baseline" in e for e in ends)
+              else "speedup_vs_first")
 
     def pct(t):
         if isinstance(t.get("pct_of_copy"), (int, float)):
@@ -191,8 +196,9 @@ def results_table(events):
            first.get("bytes", 0) / 2**20, len(first.get("rounds", [])) or 1,
            first.get("reps", 0)),
         "",
-        "| step | | median µs | GB/s | % of copy | vs step 1 | instructions "
-        "/ element | registers | CV | verdict |",
+        "| step | | median µs | GB/s | %% of copy | %s | instructions "
+        "/ element | registers | CV | verdict |"
+        % ("vs baseline" if vs_key == "speedup_vs_baseline" else "vs step 1"),
         "|---|---|--:|--:|--:|--:|--:|--:|--:|---|",
     ]
     for e in ends:
@@ -207,7 +213,7 @@ def results_table(events):
                             num(t.get("median_us"), "%.1f"),
                             num(t.get("gbps"), "%.0f"),
                             num(pct(t) if t else None, "%.1f%%"),
-                            num(e.get("speedup_vs_first") if k == 0 else None,
+                            num(e.get(vs_key) if k == 0 else None,
                                 "%.2f×"),
                             num(ipe if k == 0 else None, "%.2f"),
                             num(e.get("registers") if k == 0 else None, "%.0f"),
@@ -240,6 +246,114 @@ def results_table(events):
         lines += ["", "Instructions per element not measured: %s."
                   % no_profile[0].get("reason")]
     return "\n".join(lines)
+
+
+SWEEP_BEGIN = "<!-- cudalab:sweep %s -->"
+SWEEP_END = "<!-- /cudalab:sweep -->"
+SWEEP_COLORS = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e",
+                "#e6ab02", "#a6761d", "#666666"]
+
+
+def sweep_points(events):
+    """{step: {value: speedup or None}}, the define and the values, from
+    the "sweep" events of a bench log."""
+    sweeps = [e for e in events if e["event"] == "sweep"]
+    steps, values = {}, []
+    for e in sweeps:
+        v = e["value"]
+        if v not in values:
+            values.append(v)
+        steps.setdefault(e["step"], {})[v] = (
+            e.get("speedup_vs_baseline") if e.get("ok") else None)
+    define = sweeps[0]["define"] if sweeps else None
+    return define, sorted(values), steps
+
+
+def sweep_table(events, svg_name):
+    define, values, steps = sweep_points(events)
+    begin = next(e for e in events if e["event"] == "run_begin")
+    device = next(e for e in events if e["event"] == "device")
+    titles = {s["id"]: s["title"] for s in begin["steps"]}
+    lines = [
+        "Each step whose file uses `%s` rebuilt with `-D%s=value` and timed "
+        "at the timed size (speedup over the lab's baseline kernel, timed in "
+        "the same process); **%s**, %s, commit `%s`, by `python3 run.py "
+        "bench %s --src solutions/%s` and `python3 run.py record %s`."
+        % (define, define, device.get("name"), begin["started"][:10],
+           begin.get("commit", "unknown"), begin["lab"], begin["lab"],
+           begin["lab"]),
+        "",
+        "| step | | " + " | ".join("%s=%d" % (define, v) for v in values)
+        + " |",
+        "|---|---|" + "--:|" * len(values),
+    ]
+    for step, pts in steps.items():
+        best = max((x for x in pts.values() if x), default=None)
+        cells = []
+        for v in values:
+            x = pts.get(v)
+            cell = "fail" if x is None else "%.2f×" % x
+            cells.append("**%s**" % cell if x is not None and x == best
+                         else cell)
+        lines.append("| %s | %s | %s |" % (step, titles.get(step, "")
+                                           .replace("_", "\\_"),
+                                           " | ".join(cells)))
+    lines += ["", "![speedup against %s](%s)" % (define, svg_name)]
+    return "\n".join(lines)
+
+
+def sweep_svg(events):
+    """A line chart of the sweep (speedup against the swept value, one line
+    per step), as SVG text: drawn here, from the log, no plotting library."""
+    define, values, steps = sweep_points(events)
+    w, h, left, right, top, bottom = 640, 360, 56, 150, 20, 44
+    ys = [x for pts in steps.values() for x in pts.values() if x]
+    ymax = max([1.0] + ys) * 1.1
+    xmin, xmax = min(values), max(values)
+
+    def px(v):
+        return left + (w - left - right) * (v - xmin) / float(xmax - xmin or 1)
+
+    def py(y):
+        return top + (h - top - bottom) * (1 - y / ymax)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="12">' % (w, h),
+           '<rect width="100%" height="100%" fill="white"/>']
+    tick = 0.5 if ymax <= 4 else 1.0
+    y = 0.0
+    while y <= ymax:
+        out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>'
+                   % (left, w - right, py(y), py(y)))
+        out.append('<text x="%d" y="%.1f" text-anchor="end">%.1f×</text>'
+                   % (left - 6, py(y) + 4, y))
+        y += tick
+    out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#999" '
+               'stroke-dasharray="4 3"/>' % (left, w - right, py(1), py(1)))
+    for v in values:
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>'
+                   % (px(v), h - bottom + 16, v))
+    out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>'
+               % ((left + w - right) / 2.0, h - 8, define))
+    out.append('<text x="14" y="%.1f" transform="rotate(-90 14 %.1f)" '
+               'text-anchor="middle">speedup over the baseline</text>'
+               % ((top + h - bottom) / 2.0, (top + h - bottom) / 2.0))
+    for i, (step, pts) in enumerate(steps.items()):
+        color = SWEEP_COLORS[i % len(SWEEP_COLORS)]
+        xy = [(px(v), py(pts[v])) for v in values if pts.get(v)]
+        out.append('<polyline fill="none" stroke="%s" stroke-width="2" '
+                   'points="%s"/>' % (color, " ".join("%.1f,%.1f" % p
+                                                       for p in xy)))
+        for x, y in xy:
+            out.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>'
+                       % (x, y, color))
+        ly = top + 16 * i + 8
+        out.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" '
+                   'stroke-width="2"/>' % (w - right + 12, w - right + 32,
+                                           ly, ly, color))
+        out.append('<text x="%d" y="%d">%s</text>' % (w - right + 38, ly + 4,
+                                                    step))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
 
 
 def record(args):
@@ -277,6 +391,25 @@ def record(args):
             f.write(head + begin_mark + "\n" + table + "\n" + MARK_END + tail)
         print("cudalab: recorded %s results in %s"
               % (args.lab, os.path.relpath(target, ROOT)))
+    if any(e["event"] == "sweep" for e in events):
+        svg = os.path.join(ROOT, "labs", args.lab, "sweep.svg")
+        with open(svg, "w") as f:
+            f.write(sweep_svg(events))
+        print("cudalab: drew the sweep in %s" % os.path.relpath(svg, ROOT))
+        for target in targets:
+            with open(target) as f:
+                text = f.read()
+            mark = SWEEP_BEGIN % args.lab
+            if mark not in text:
+                continue
+            rel = os.path.relpath(svg, os.path.dirname(target))
+            head, rest = text.split(mark, 1)
+            _, tail = rest.split(SWEEP_END, 1)
+            with open(target, "w") as f:
+                f.write(head + mark + "\n" + sweep_table(events, rel) + "\n"
+                        + SWEEP_END + tail)
+            print("cudalab: recorded the sweep in %s"
+                  % os.path.relpath(target, ROOT))
     return 0
 
 
