@@ -441,7 +441,33 @@ def class_view(t):
              r.stderr)
 
 
+def sweep_view(t):
+    """A bench run with a PDIST sweep (prefetch on an H100): the details
+    of a step show one bar per value, the best marked; the steps table
+    shows the speedup over the lab's baseline."""
+    log = os.path.join(FIX, "prefetch_bench.jsonl")
+    r = subprocess.run([UI, "--replay", log, "--dump", "60x100", "--keys",
+                        "j,j,j,j,j,j,Enter,PgDn,PgDn"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    rows = [l for l in r.stdout.splitlines() if l.strip().startswith("PDIST=")]
+    best = [l for l in rows if l.rstrip().endswith("best")]
+    bars = [l.count("█") for l in rows]
+    t.record("ui: a step's details show its PDIST sweep: a bar per value, "
+             "the longest one marked best",
+             r.returncode == 0 and "PDIST sweep" in r.stdout
+             and len(rows) == 8 and len(best) == 1
+             and "PDIST=8" in best[0] and max(bars) == best[0].count("█"),
+             r.stdout + r.stderr)
+    r = subprocess.run([UI, "--replay", log, "--dump", "24x100"],
+                       stdout=subprocess.PIPE, text=True)
+    t.record("ui: the steps table shows the speedup over the lab's baseline "
+             "(v7 2.64x)", "2.64×" in r.stdout and "1.60×" in r.stdout,
+             r.stdout)
+
+
 def run(t):
+    sweep_view(t)
     if not shutil.which("tmux"):
         t.skip("ui suite", "tmux is not installed")
         return

@@ -201,6 +201,35 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 			add(l, 2, ST_WARN, "not measured: %s",
 			    event_str(st->profile, "reason"));
 	}
+	if (json_array_size(st->sweep)) {
+		/* one bar per value, on the step's own scale, best marked */
+		double best = 0;
+		json_array_foreach(st->sweep, i, e)
+			if (json_is_true(json_object_get(e, "ok")) &&
+			    event_num(e, "speedup_vs_baseline") > best)
+				best = event_num(e, "speedup_vs_baseline");
+		add(l, 0, ST_ACCENT, "%s sweep (speedup over the baseline; each "
+				     "value a separate build)",
+		    event_str(json_array_get(st->sweep, 0), "define"));
+		json_array_foreach(st->sweep, i, e) {
+			char bar[3 * 40 + 1] = "";
+			double x = event_num(e, "speedup_vs_baseline");
+			if (!json_is_true(json_object_get(e, "ok"))) {
+				add(l, 2, ST_FAIL, "%s=%-3lld failed: %s",
+				    event_str(e, "define"),
+				    (long long)event_num(e, "value"),
+				    event_str(e, "message"));
+				continue;
+			}
+			int cells = best > 0 ? (int)(30 * x / best + 0.5) : 0;
+			for (int k = 0; k < cells && k < 40; k++)
+				strcat(bar, "█");
+			add(l, 2, x == best ? ST_PASS : ST_NORMAL,
+			    "%s=%-3lld %5.2f×  %s%s", event_str(e, "define"),
+			    (long long)event_num(e, "value"), x, bar,
+			    x == best ? "  best" : "");
+		}
+	}
 	if (st->nhistory > 0) {
 		char past[256] = "";
 		for (int k = 0; k < st->nhistory; k++)

@@ -17,7 +17,7 @@ static void step_free(struct ui_step *st)
 	json_t **owned[] = {&st->diagnostics, &st->resources, &st->ptx,
 			    &st->launch,      &st->profile,   &st->checks,
 			    &st->cases,       &st->guards,    &st->errors,
-			    &st->timings};
+			    &st->timings,     &st->sweep};
 	for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); i++) {
 		json_decref(*owned[i]);
 		*owned[i] = NULL;
@@ -38,6 +38,7 @@ static void step_clear_run(struct ui_step *st)
 	st->guards = json_array();
 	st->errors = json_array();
 	st->timings = json_array();
+	st->sweep = json_array();
 }
 
 void ui_state_init(struct ui_state *s)
@@ -165,8 +166,11 @@ static void on_step_event(struct ui_state *s, const char *kind,
 		COPY(st->progress, "starting");
 	} else if (!strcmp(kind, "progress")) {
 		double done = event_num(ev, "done"), total = event_num(ev, "total");
+		const char *phase = event_str(ev, "phase");
 		snprintf(st->progress, sizeof(st->progress), "%s %d/%d",
-			 !strcmp(event_str(ev, "phase"), "timing") ? "timing" : "case",
+			 !strcmp(phase, "timing")  ? "timing"
+			 : !strcmp(phase, "sweep") ? "sweep"
+						   : "case",
 			 (int)done + 1, (int)total);
 		st->progress_frac = total > 0 ? (done + 1) / total : 0;
 	} else if (!strcmp(kind, "case")) {
@@ -180,6 +184,8 @@ static void on_step_event(struct ui_state *s, const char *kind,
 		keep(&st->launch, ev);
 	} else if (!strcmp(kind, "timing")) {
 		json_array_append(st->timings, (json_t *)ev);
+	} else if (!strcmp(kind, "sweep")) {
+		json_array_append(st->sweep, (json_t *)ev);
 	} else if (!strcmp(kind, "profile")) {
 		keep(&st->profile, ev);
 	} else if (!strcmp(kind, "check")) {

@@ -51,6 +51,7 @@ struct ui_step {
 	json_t *guards;        /* array of guard events */
 	json_t *errors;        /* array of error events */
 	json_t *timings;       /* array of the step's timing events */
+	json_t *sweep;         /* array of the step's sweep events (bench) */
 	double history[UI_HISTORY]; /* GB/s of past runs, oldest first */
 	int nhistory;
 };
