@@ -250,6 +250,16 @@ static int dump(const struct options *o, struct ui_state *s,
 	return 0;
 }
 
+/* A canvas of the terminal's size (at start, after TERM_RESIZE); frees
+ * the old one (NULL: none). */
+static struct canvas *refit_canvas(struct canvas *old)
+{
+	int rows, cols;
+	term_size(&rows, &cols);
+	canvas_free(old);
+	return canvas_new(rows, cols);
+}
+
 /* The class view: a gradebook, no grader. Keys move it; q quits. */
 static int class_view(const struct options *o)
 {
@@ -282,9 +292,7 @@ static int class_view(const struct options *o)
 		return 4;
 	}
 	struct render_opts ro = {unicode && !o->ascii};
-	int rows, cols;
-	term_size(&rows, &cols);
-	struct canvas *c = canvas_new(rows, cols);
+	struct canvas *c = refit_canvas(NULL);
 	int quit = 0, dirty = 1;
 	while (!quit && !stop_signal) {
 		struct pollfd p = {term_fd(), POLLIN, 0};
@@ -293,13 +301,10 @@ static int class_view(const struct options *o)
 		int key;
 		while ((key = term_key()) != -1) {
 			dirty = 1;
-			if (key == TERM_RESIZE) {
-				term_size(&rows, &cols);
-				canvas_free(c);
-				c = canvas_new(rows, cols);
-			} else if (classbook_key(&b, key)) {
+			if (key == TERM_RESIZE)
+				c = refit_canvas(c);
+			else if (classbook_key(&b, key))
 				quit = 1;
-			}
 		}
 		if (dirty && c) {
 			render_class(&b, c, &ro);
@@ -355,9 +360,7 @@ int main(int argc, char **argv)
 		s.can_rerun = 1;
 		spawn(&src, &o, o.labs[next_lab++], o.step, &s);
 	}
-	int rows, cols;
-	term_size(&rows, &cols);
-	struct canvas *c = canvas_new(rows, cols);
+	struct canvas *c = refit_canvas(NULL);
 	int dirty = 1, quit = 0;
 	while (!quit && !stop_signal) {
 		struct pollfd p[2] = {{term_fd(), POLLIN, 0}, {src.fd, POLLIN, 0}};
@@ -380,9 +383,7 @@ int main(int argc, char **argv)
 		while ((key = term_key()) != -1) {
 			dirty = 1;
 			if (key == TERM_RESIZE) {
-				term_size(&rows, &cols);
-				canvas_free(c);
-				c = canvas_new(rows, cols);
+				c = refit_canvas(c);
 				continue;
 			}
 			enum ui_action act = ui_state_key(&s, key);
