@@ -18,7 +18,9 @@ static const char *run_state(const struct ui_state *s, char *buf, size_t len)
 			return buf;
 		}
 	}
-	if (s->run_active)
+	if (s->run_active && s->activity[0])
+		snprintf(buf, len, "%s", s->activity);
+	else if (s->run_active)
 		snprintf(buf, len, "working");
 	else if (s->run_ended)
 		snprintf(buf, len, "%s in %.1f s", s->mode, s->run_seconds);

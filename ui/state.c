@@ -88,6 +88,7 @@ static void on_run_begin(struct ui_state *s, const json_t *ev)
 	COPY(s->commit, event_str(ev, "commit"));
 	s->run_active = 1;
 	s->run_ended = 0;
+	s->activity[0] = '\0';
 	s->stream_truncated = 0;
 	s->run_verdict[0] = '\0';
 	s->has_vendor = 0;
@@ -164,6 +165,12 @@ static void on_step_event(struct ui_state *s, const char *kind,
 	} else if (!strcmp(kind, "step_begin")) {
 		st->phase = PH_RUNNING;
 		COPY(st->progress, "starting");
+	} else if (!strcmp(kind, "progress") &&
+		   !strcmp(event_str(ev, "phase"), "sweep")) {
+		/* the lab's sweep runs after every step has ended */
+		snprintf(s->activity, sizeof(s->activity), "sweep %d/%d · %s",
+			 (int)event_num(ev, "done") + 1,
+			 (int)event_num(ev, "total"), st->id);
 	} else if (!strcmp(kind, "progress")) {
 		double done = event_num(ev, "done"), total = event_num(ev, "total");
 		const char *phase = event_str(ev, "phase");
@@ -225,6 +232,7 @@ void ui_state_apply(struct ui_state *s, const json_t *ev)
 	} else if (!strcmp(kind, "device")) {
 		on_device(s, ev);
 	} else if (!strcmp(kind, "run_end")) {
+		s->activity[0] = '\0';
 		s->run_active = 0;
 		s->run_ended = 1;
 		COPY(s->run_verdict, event_str(ev, "verdict"));

@@ -88,6 +88,7 @@ struct ui_state {
 	/* the run */
 	char lab[32], lab_title[96], mode[16], commit[32];
 	int run_active, run_ended;
+	char activity[64];   /* lab-level work after the steps: "sweep 3/40 · v6" */
 	char run_verdict[16];
 	int passed, failed, not_graded, total;
 	double run_seconds;

@@ -243,8 +243,38 @@ static void canvas_basics(void)
 	canvas_free(c);
 }
 
+/* Bench's sweep runs after the steps end: the header says so. */
+static void sweep_progress(void)
+{
+	struct ui_state s;
+	ui_state_init(&s);
+	apply(&s, BEGIN);
+	apply(&s, "{\"event\":\"step_end\",\"step\":\"v1\",\"verdict\":\"pass\"}");
+	apply(&s, "{\"event\":\"step_end\",\"step\":\"v2\",\"verdict\":\"pass\"}");
+	apply(&s, "{\"event\":\"progress\",\"step\":\"v2\",\"phase\":\"sweep\","
+		  "\"done\":2,\"total\":16}");
+	apply(&s, "{\"event\":\"sweep\",\"step\":\"v2\",\"define\":\"PDIST\","
+		  "\"value\":4,\"ok\":true,\"speedup_vs_baseline\":2.5}");
+	struct canvas *c = canvas_new(24, 100);
+	struct render_opts o = {1};
+	render(&s, c, &o);
+	int row;
+	CHECK(find(c, "sweep 3/16 · v2", &row) && row == 0,
+	      "the header shows the sweep's progress while it runs");
+	CHECK(s.steps[1].phase == PH_DONE && !s.steps[1].progress[0] &&
+		      json_array_size(s.steps[1].sweep) == 1,
+	      "the step stays done; its sweep point is kept for the details");
+	apply(&s, "{\"event\":\"run_end\",\"verdict\":\"pass\",\"passed\":2,"
+		  "\"failed\":0,\"not_graded\":0,\"total\":2,\"seconds\":1}");
+	render(&s, c, &o);
+	CHECK(!find(c, "sweep 3/16", &row), "the run's end clears it");
+	canvas_free(c);
+	ui_state_release(&s);
+}
+
 int main(void)
 {
+	sweep_progress();
 	transitions();
 	keys();
 	rendering();
