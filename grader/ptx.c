@@ -89,6 +89,93 @@ int ptx_read_facts(const char *text, struct ptx_facts *out)
 	return 0;
 }
 
+/* The first word of a PTX line (after a predicate guard), in [*op, +len). */
+static size_t opcode(const char *s, const char *line_end, const char **op)
+{
+	while (s < line_end && isspace((unsigned char)*s))
+		s++;
+	if (*s == '@') {
+		while (s < line_end && !isspace((unsigned char)*s))
+			s++;
+		while (s < line_end && isspace((unsigned char)*s))
+			s++;
+	}
+	size_t n = 0;
+	while (s + n < line_end && !isspace((unsigned char)s[n]) && s[n] != ';')
+		n++;
+	*op = s;
+	return n;
+}
+
+json_t *ptx_memory_ops(const char *text)
+{
+	json_t *ops = json_array(), *files = json_object();
+	if (!text)
+		return ops;
+	/* pass 1: .file N "path" */
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		char line[1024];
+		snprintf(line, sizeof(line), "%.*s", (int)(len < 1023 ? len : 1023), p);
+		p += len + (p[len] == '\n');
+		int idx;
+		char path[1000];
+		if (sscanf(line, " .file %d \"%999[^\"]\"", &idx, path) == 2) {
+			char key[16];
+			snprintf(key, sizeof(key), "%d", idx);
+			json_object_set_new(files, key, json_string(path));
+		}
+	}
+	/* pass 2: the memory instructions, each with the last .loc */
+	int file = -1, lineno = -1;
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		const char *s = p, *line_end = p + len;
+		p += len + (*line_end == '\n');
+		const char *op;
+		size_t n = opcode(s, line_end, &op);
+		if (n == 4 && !strncmp(op, ".loc", 4)) {
+			if (sscanf(op + 4, " %d %d", &file, &lineno) != 2)
+				file = lineno = -1;
+			continue;
+		}
+		const char *kind = NULL;
+		if (n > 10 && !strncmp(op, "ld.global.", 10))
+			kind = "load";
+		else if (n > 10 && !strncmp(op, "st.global.", 10))
+			kind = "store";
+		else if (n >= 8 && !strncmp(op, "cp.async", 8) &&
+			 strncmp(op, "cp.async.commit", 15) &&
+			 strncmp(op, "cp.async.wait", 13))
+			kind = "async";
+		if (!kind)
+			continue;
+		int nc = 0, bytes = access_bytes(op, n, &nc);
+		if (!strcmp(kind, "async")) {
+			/* cp.async.ca.shared.global [dst], [src], 8; */
+			const char *last = line_end;
+			while (last > op && !isdigit((unsigned char)last[-1]))
+				last--;
+			const char *d = last;
+			while (d > op && isdigit((unsigned char)d[-1]))
+				d--;
+			bytes = atoi(d);
+		}
+		json_t *o = json_pack("{s:s%, s:s, s:i, s:b}", "op", op, n,
+				      "kind", kind, "bytes", bytes, "nc", nc);
+		char key[16];
+		snprintf(key, sizeof(key), "%d", file);
+		json_t *path = json_object_get(files, key);
+		if (path && lineno > 0) {
+			json_object_set(o, "file", path);
+			json_object_set_new(o, "line", json_integer(lineno));
+		}
+		json_array_append_new(ops, o);
+	}
+	json_decref(files);
+	return ops;
+}
+
 json_t *ptx_facts_json(const struct ptx_facts *f)
 {
 	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}",

@@ -29,6 +29,16 @@ struct ptx_facts {
 
 int ptx_read_facts(const char *text, struct ptx_facts *out);
 
+/*
+ * Every global-memory instruction of the PTX in text order, with the source
+ * line the compiler attributed it to (the last ".loc" before it; PTX built
+ * with -lineinfo has them) and that line's file (from the ".file" table,
+ * which PTX puts at the end). Returns a JSON array (new reference) of
+ * {op kind("load"|"store"|"async") bytes nc(bool) file? line?}; file and
+ * line are absent when the PTX has no line information. NULL text: empty.
+ */
+json_t *ptx_memory_ops(const char *text);
+
 /* The facts as a JSON object (new reference). */
 json_t *ptx_facts_json(const struct ptx_facts *f);
 

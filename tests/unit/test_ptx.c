@@ -2,6 +2,8 @@
 #include "check.h"
 #include "ptx.h"
 
+#include <string.h>
+
 int main(void)
 {
 	struct ptx_facts f;
@@ -45,5 +47,48 @@ int main(void)
 	      "remainders, barriers and shuffles are counted");
 	CHECK(ptx_read_facts(NULL, &f) == -1 && f.global_loads == 0,
 	      "no PTX: -1 and zero facts");
+
+	/* each global access with its source line (.file comes last) */
+	const char *lined =
+		"\t.loc\t1 37 5\n"
+		"\tld.global.nc.v4.f32 \t{%f22, %f23, %f24, %f25}, [%rd4];\n"
+		"\t.loc\t1 38 5\n"
+		"\t@%p1 ld.global.f32 \t%f30, [%rd5];\n"
+		"\t.loc\t1 41 3, function_name $L__info_string0, inlined_at 1 40 2\n"
+		"\tst.global.v2.f64 \t[%rd6], {%fd1, %fd2};\n"
+		"\tcp.async.ca.shared.global [%r1], [%rd7], 8;\n"
+		"\tcp.async.commit_group;\n"
+		"\tcp.async.wait_group 7;\n"
+		"\t.file\t1 \"/work/labs/saxpy/saxpy_v5.cu\"\n";
+	json_t *ops = ptx_memory_ops(lined);
+	json_t *o0 = json_array_get(ops, 0), *o1 = json_array_get(ops, 1),
+	       *o2 = json_array_get(ops, 2), *o3 = json_array_get(ops, 3);
+	CHECK(json_array_size(ops) == 4,
+	      "four memory instructions (commit and wait are not copies; "
+	      "got %zu)", json_array_size(ops));
+	CHECK(!strcmp(json_string_value(json_object_get(o0, "kind")), "load") &&
+		      json_integer_value(json_object_get(o0, "bytes")) == 16 &&
+		      json_is_true(json_object_get(o0, "nc")) &&
+		      json_integer_value(json_object_get(o0, "line")) == 37 &&
+		      !strcmp(json_string_value(json_object_get(o0, "file")),
+			      "/work/labs/saxpy/saxpy_v5.cu"),
+	      "a 16-byte non-coherent load at line 37 of its file");
+	CHECK(json_integer_value(json_object_get(o1, "bytes")) == 4 &&
+		      !json_is_true(json_object_get(o1, "nc")) &&
+		      json_integer_value(json_object_get(o1, "line")) == 38,
+	      "a predicated 4-byte load at line 38");
+	CHECK(!strcmp(json_string_value(json_object_get(o2, "kind")), "store") &&
+		      json_integer_value(json_object_get(o2, "bytes")) == 16 &&
+		      json_integer_value(json_object_get(o2, "line")) == 41,
+	      "a 16-byte store; an inlined .loc gives its own line (41)");
+	CHECK(!strcmp(json_string_value(json_object_get(o3, "kind")), "async") &&
+		      json_integer_value(json_object_get(o3, "bytes")) == 8,
+	      "an 8-byte asynchronous copy");
+	json_decref(ops);
+	ops = ptx_memory_ops("\tld.global.f32 %f1, [%rd1];\n");
+	CHECK(json_array_size(ops) == 1 &&
+		      !json_object_get(json_array_get(ops, 0), "line"),
+	      "without line information: no file or line");
+	json_decref(ops);
 	return check_done();
 }
