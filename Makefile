@@ -26,7 +26,8 @@ COMMON_SRC := common/stats.c common/event.c common/metric.c common/manifest.c \
 GRADER_SRC := grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
               grader/report.c grader/results.c grader/verdict.c grader/profiler.c \
-              grader/lint.c grader/sandbox.c grader/batch.c grader/gradebook.c grader/fsutil.c
+              grader/lint.c grader/sandbox.c grader/batch.c grader/gradebook.c grader/fsutil.c \
+              grader/explain.c
 UI_SRC     := ui/canvas.c ui/state.c ui/render.c ui/panel_header.c \
               ui/panel_steps.c ui/panel_details.c ui/panel_help.c \
               ui/panel_class.c ui/classbook.c \

@@ -710,6 +710,19 @@ def main(argv=None):
     p.add_argument("out")
     p.add_argument("shards", nargs="+")
 
+    p = sub.add_parser("explain", help="what a step's build says about its "
+                                       "speed (no GPU needed)",
+                       description="build the steps of LAB and show, per "
+                                   "step: each kernel's registers, spills, "
+                                   "shared memory and stack, and every "
+                                   "global load, store and asynchronous "
+                                   "copy in its PTX with its width, whether "
+                                   "it takes the read-only path, and the "
+                                   "source line it came from")
+    p.add_argument("lab")
+    p.add_argument("--step", help="only step K (number or id)")
+    p.add_argument("--src", help="take the step files from this folder")
+
     p = sub.add_parser("show", help="replay a saved run, or show a graded "
                                     "class, in the dashboard",
                        description="replay a saved run (default: the most "
@@ -734,6 +747,13 @@ def main(argv=None):
         return record(args)
     if args.command == "show":
         return show(args)
+    if args.command == "explain":
+        rc = build()
+        extra = []
+        for flag, value in (("--step", args.step), ("--src", args.src)):
+            if value:
+                extra += [flag, value]
+        return rc or grader("explain", args.lab, *extra)
     if args.command in ("test", "bench"):
         return grade_labs(args.command, args)
     if args.command == "grade":

@@ -33,7 +33,8 @@
  *  resources  step kernels:[{name registers spill_store_bytes
  *             spill_load_bytes shared_bytes stack_bytes}]
  *  ptx        step global_loads global_stores max_load_bytes max_store_bytes
- *             nc_loads  (counts of instructions in the PTX text)
+ *             nc_loads async_copies ... (counts of instructions in the PTX
+ *             text) ptx_file (the kept PTX, in the build cache)
  *  progress   step phase("correctness"|"timing"|"sweep") done total
  *  case       step name ok n? seed mismatches? checked? first?:[{index
  *             expected got input?}] message?   (one correctness case)

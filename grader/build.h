@@ -8,8 +8,9 @@
  *
  * Cache: build/steps/LAB/STEP-KEY/ holds step (the executable), compile.log,
  * the PTX and facts.json. KEY hashes the student file, nvcc's version, the
- * arch, the flags and every harness source, so an unchanged step is reused
- * and any change rebuilds it. A cache entry is published by renaming a
+ * arch, the flags, every harness source and the version of the readers that
+ * wrote facts.json, so an unchanged step is reused and any change rebuilds
+ * it. A cache entry is published by renaming a
  * finished temporary folder, so an interrupted build never leaves a
  * half-built entry behind.
  *

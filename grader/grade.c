@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -551,6 +552,13 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			json_t *ptx = json_deep_copy(b->ptx);
 			json_object_set_new(ptx, "event", json_string("ptx"));
 			json_object_set_new(ptx, "step", json_string(b->step->id));
+			const char *base = strrchr(b->source, '/');
+			base = base ? base + 1 : b->source;
+			char path[PATH_MAX * 2];
+			snprintf(path, sizeof(path), "%s/%.*s.ptx", b->dir,
+				 (int)(strlen(base) > 3 ? strlen(base) - 3 : 0),
+				 base);
+			json_object_set_new(ptx, "ptx_file", json_string(path));
 			emit(sink, arg, ptx);
 		}
 	}

@@ -8,6 +8,7 @@
 #include "event.h"
 #include "batch.h"
 #include "device.h"
+#include "explain.h"
 #include "gradebook.h"
 #include "grade.h"
 #include "manifest.h"
@@ -32,10 +33,13 @@ static const char usage[] =
 	"  test LAB    build, check and time each step of LAB\n"
 	"  bench LAB   like test, with a longer, steadier measurement, a fresh\n"
 	"              copy-bandwidth ceiling, and the vendor library's figure\n"
+	"  explain LAB what each step's build says about its speed: registers,\n"
+	"              spills, shared memory, and every global load/store in the\n"
+	"              PTX with its width and source line (no GPU needed)\n"
 	"  list        the labs in workshop order, with your progress\n"
 	"  device      this machine's GPU and its measured copy bandwidth\n"
 	"\n"
-	"options of test and bench:\n"
+	"options of test and bench (explain takes --step, --src, --jobs):\n"
 	"  --step K        only step K (its number or id, e.g. 2 or v2)\n"
 	"  --src DIR       take the step files from DIR instead of labs/LAB\n"
 	"  --seed S        replay the inputs of an earlier run\n"
@@ -302,7 +306,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "grade") || !strcmp(cmd, "gradebook") ||
 	    !strcmp(cmd, "merge"))
 		return cmd_class(cmd, root, argc - i, argv + i);
-	if (strcmp(cmd, "test") && strcmp(cmd, "bench") && strcmp(cmd, "device"))
+	if (strcmp(cmd, "test") && strcmp(cmd, "bench") &&
+	    strcmp(cmd, "device") && strcmp(cmd, "explain"))
 		return usage_error("unknown command \"%s\"", cmd);
 
 	struct grade_opts o = {.root = root, .build_dir = build_dir,
@@ -402,6 +407,12 @@ int main(int argc, char **argv)
 	if (!o.lab)
 		return usage_error("%s needs a lab name (see `list`)", cmd);
 
+	if (!strcmp(cmd, "explain")) {
+		int erc = explain_lab(&o, stdout, err, sizeof(err));
+		if (erc < 0)
+			fprintf(stderr, "cudalab-grader: %s\n", err);
+		return erc == -2 ? 2 : erc < 0 ? 4 : erc;
+	}
 	struct report r;
 	report_init(&r, stdout, color, verbose);
 	int rc = grade_lab(&o, as_json ? report_json : report_text, &r, err,

@@ -75,8 +75,10 @@ int ptx_read_facts(const char *text, struct ptx_facts *out)
 			out->global_stores++;
 			if (b > out->max_store_bytes)
 				out->max_store_bytes = b;
-		} else if (oplen >= 8 && strncmp(s, "cp.async", 8) == 0) {
-			out->async_copies++;
+		} else if (oplen >= 8 && strncmp(s, "cp.async", 8) == 0 &&
+			   strncmp(s, "cp.async.commit", 15) &&
+			   strncmp(s, "cp.async.wait", 13)) {
+			out->async_copies++; /* the copies, not their bookkeeping */
 		} else if (oplen > 4 && strncmp(s, "rem.", 4) == 0) {
 			out->rem_ops++;
 		} else if (oplen > 9 && strncmp(s, "shfl.sync", 9) == 0) {
@@ -126,7 +128,14 @@ json_t *ptx_memory_ops(const char *text)
 			json_object_set_new(files, key, json_string(path));
 		}
 	}
-	/* pass 2: the memory instructions, each with the last .loc */
+	/* pass 2: the memory instructions, each with the last .loc followed
+	 * out through its "inlined_at" chain to the code that called it: a
+	 * copy inside a header's inline function belongs to the line of the
+	 * student's file that used it */
+	struct inlined {
+		int f, l, c, at_f, at_l, at_c;
+	} chain[256];
+	int nchain = 0;
 	int file = -1, lineno = -1;
 	for (const char *p = text; *p;) {
 		size_t len = strcspn(p, "\n");
@@ -135,8 +144,32 @@ json_t *ptx_memory_ops(const char *text)
 		const char *op;
 		size_t n = opcode(s, line_end, &op);
 		if (n == 4 && !strncmp(op, ".loc", 4)) {
-			if (sscanf(op + 4, " %d %d", &file, &lineno) != 2)
+			char loc[256]; /* this line only: op is not terminated */
+			snprintf(loc, sizeof(loc), "%.*s", (int)(line_end - op), op);
+			int col = 0;
+			if (sscanf(loc + 4, " %d %d %d", &file, &lineno, &col) < 2) {
 				file = lineno = -1;
+				continue;
+			}
+			const char *at = strstr(loc, "inlined_at");
+			struct inlined e = {file, lineno, col, 0, 0, 0};
+			if (at && nchain < 256 &&
+			    sscanf(at + 10, " %d %d %d", &e.at_f, &e.at_l,
+				   &e.at_c) == 3)
+				chain[nchain++] = e;
+			/* follow the chain outwards (bounded: no cycles) */
+			for (int hop = 0; hop < 32; hop++) {
+				int k = nchain - 1;
+				while (k >= 0 && !(chain[k].f == file &&
+						   chain[k].l == lineno &&
+						   chain[k].c == col))
+					k--;
+				if (k < 0)
+					break;
+				file = chain[k].at_f;
+				lineno = chain[k].at_l;
+				col = chain[k].at_c;
+			}
 			continue;
 		}
 		const char *kind = NULL;

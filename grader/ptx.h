@@ -32,8 +32,9 @@ int ptx_read_facts(const char *text, struct ptx_facts *out);
 /*
  * Every global-memory instruction of the PTX in text order, with the source
  * line the compiler attributed it to (the last ".loc" before it; PTX built
- * with -lineinfo has them) and that line's file (from the ".file" table,
- * which PTX puts at the end). Returns a JSON array (new reference) of
+ * with -lineinfo has them), followed out of inlined functions to the line
+ * that called them ("inlined_at"), and that line's file (from the ".file"
+ * table, which PTX puts at the end). Returns a JSON array (new reference) of
  * {op kind("load"|"store"|"async") bytes nc(bool) file? line?}; file and
  * line are absent when the PTX has no line information. NULL text: empty.
  */

@@ -6,6 +6,7 @@ graded, 4 grader/set-up error).
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,7 @@ def help_texts(t):
              rc == 0 and all(w in out for w in
                              ("test", "bench", "list", "device", "setup")),
              out)
-    for cmd in ("test", "bench", "list", "device", "setup"):
+    for cmd in ("test", "bench", "list", "device", "setup", "explain"):
         rc, out, _ = hu.run(RUN + [cmd, "--help"])
         t.record("cli: run.py %s --help" % cmd, rc == 0 and "usage" in out,
                  out)
@@ -185,6 +186,42 @@ def rejected_without_gpu(t, state):
                                  and x.get("status") != "started"
                                  for x in events),
                      "rc=%d %s" % (rc, e))
+
+
+def explain(t, state):
+    """run.py explain: the static view of a step, with no GPU."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    sol = os.path.join(hu.ROOT, "solutions")
+    rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1", "--src",
+                             os.path.join(sol, "saxpy")], env=env)
+    t.record("cli: explain saxpy v1: 4-byte loads and store mapped to "
+             "saxpy_v1.cu with the line's text; counters not measured (why)",
+             rc == 0 and re.search(r"saxpy_v1\.cu:\d+ +2x load +4 B", o)
+             and "y[i] = alpha * x[i] + y[i];" in o
+             and "not measured: no CUDA device" in o
+             and "registers" in o, "rc=%d\n%s\n%s" % (rc, o, e[-500:]))
+    rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "v5", "--src",
+                             os.path.join(sol, "saxpy")], env=env)
+    t.record("cli: explain saxpy v5: 16-byte loads on the read-only path",
+             rc == 0 and re.search(r"load +16 B read-only path", o)
+             and "widest 16 B" in o, o)
+    rc, o, e = hu.run(RUN + ["explain", "prefetch", "--step", "v6", "--src",
+                             os.path.join(sol, "prefetch")], env=env)
+    t.record("cli: explain prefetch v6: the asynchronous copies, attributed "
+             "to the student's lines (not the CUDA headers)",
+             rc == 0 and re.search(r"prefetch_v6\.cu:\d+ +8x async +8 B "
+                                   r"global->shared", o)
+             and "cuda_pipeline" not in o and "9 asynchronous copies" in o, o)
+    with hu.Scratch() as s:
+        s.put(os.path.join(hu.ROOT, "tests", "fixtures", "saxpy",
+                           "does_not_compile.cu"), "saxpy_v2.cu")
+        rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "2", "--src",
+                                 s.path], env=env)
+    t.record("cli: explain of a step that does not compile: its first error, "
+             "exit 1", rc == 1 and "does not compile: " in o, o + e)
+    rc, o, e = hu.run(RUN + ["explain", "nosuchlab"], env=env)
+    t.record("cli: explain of an unknown lab: exit 2, says so",
+             rc == 2 and "nosuchlab" in e, "rc=%d %s" % (rc, e))
 
 
 def class_grading(t, state):
@@ -570,6 +607,7 @@ def run(t):
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
         class_grading(t, state)
+        explain(t, state)
         class_commands_bad_input(t)
         missing_step_file(t, state)
         build_cache(t, state)

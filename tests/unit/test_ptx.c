@@ -24,6 +24,8 @@ int main(void)
 		"\tst.global.v4.f32 \t[%rd5], {%f5, %f6, %f7, %f8};\n"
 		"\tld.shared.v4.f32 \t{%f1, %f2, %f3, %f4}, [%r1];\n"
 		"\tcp.async.ca.shared.global [%r2], [%rd6], 16;\n"
+		"\tcp.async.commit_group;\n"
+		"\tcp.async.wait_group 3;\n"
 		"// ld.global.v8.f32 in a comment is not an instruction\n";
 	ptx_read_facts(vec, &f);
 	CHECK(f.max_load_bytes == 16 && f.max_store_bytes == 16,
@@ -31,7 +33,8 @@ int main(void)
 	CHECK(f.nc_loads == 1, "ld.global.nc is a non-coherent load");
 	CHECK(f.global_loads == 2, "predicated loads count; shared loads and "
 				   "comments do not");
-	CHECK(f.async_copies == 1, "cp.async is counted");
+	CHECK(f.async_copies == 1, "a cp.async copy is counted, its commit and "
+				   "wait are not (got %d)", f.async_copies);
 
 	const char *bf16 = "\tld.global.nc.L1::no_allocate.v4.b32 \t{%r1,%r2,%r3,%r4}, [%rd1];\n"
 			   "\tld.global.u16 \t%rs1, [%rd2];\n";
@@ -54,8 +57,11 @@ int main(void)
 		"\tld.global.nc.v4.f32 \t{%f22, %f23, %f24, %f25}, [%rd4];\n"
 		"\t.loc\t1 38 5\n"
 		"\t@%p1 ld.global.f32 \t%f30, [%rd5];\n"
-		"\t.loc\t1 41 3, function_name $L__info_string0, inlined_at 1 40 2\n"
+		"\t.loc\t1 41 3\n"
 		"\tst.global.v2.f64 \t[%rd6], {%fd1, %fd2};\n"
+		"\t.loc\t1 26 4\n"
+		"\t.loc\t3 90 9, function_name $L__info_string1, inlined_at 1 26 4\n"
+		"\t.loc\t4 190 23, function_name $L__info_string4, inlined_at 3 90 9\n"
 		"\tcp.async.ca.shared.global [%r1], [%rd7], 8;\n"
 		"\tcp.async.commit_group;\n"
 		"\tcp.async.wait_group 7;\n"
@@ -80,10 +86,15 @@ int main(void)
 	CHECK(!strcmp(json_string_value(json_object_get(o2, "kind")), "store") &&
 		      json_integer_value(json_object_get(o2, "bytes")) == 16 &&
 		      json_integer_value(json_object_get(o2, "line")) == 41,
-	      "a 16-byte store; an inlined .loc gives its own line (41)");
+	      "a 16-byte store at line 41");
 	CHECK(!strcmp(json_string_value(json_object_get(o3, "kind")), "async") &&
-		      json_integer_value(json_object_get(o3, "bytes")) == 8,
-	      "an 8-byte asynchronous copy");
+		      json_integer_value(json_object_get(o3, "bytes")) == 8 &&
+		      json_integer_value(json_object_get(o3, "line")) == 26 &&
+		      !strcmp(json_string_value(json_object_get(o3, "file")),
+			      "/work/labs/saxpy/saxpy_v5.cu"),
+	      "an 8-byte asynchronous copy inlined from two headers is "
+	      "attributed to the student's line 26 (got %lld)",
+	      (long long)json_integer_value(json_object_get(o3, "line")));
 	json_decref(ops);
 	ops = ptx_memory_ops("\tld.global.f32 %f1, [%rd1];\n");
 	CHECK(json_array_size(ops) == 1 &&
