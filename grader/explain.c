@@ -1,5 +1,6 @@
 #include "explain.h"
 #include "event.h"
+#include "profiler.h"
 #include "ptx.h"
 #include "strbuf.h"
 
@@ -126,6 +127,28 @@ static void print_memory(FILE *out, json_t *ptx, const char *source)
 	strbuf_release(&src);
 }
 
+/* Nsight Compute on the step's timed-size case (profiler.h): the step
+ * executable sits beside its PTX in the build cache. */
+static void print_counters(FILE *out, const char *ptx_file, double limit_s)
+{
+	char exe[4096];
+	snprintf(exe, sizeof(exe), "%s", ptx_file);
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		snprintf(slash + 1, sizeof(exe) - (size_t)(slash + 1 - exe),
+			 "step");
+	struct profile_result pr;
+	profile_step(exe, limit_s, &pr);
+	if (!pr.measured) {
+		fprintf(out, "  counters  not measured: %s\n", pr.reason);
+		return;
+	}
+	fprintf(out, "  counters  Nsight Compute, timed-size case, %d kernel "
+		     "launch(es): %.0f warp instructions executed, %.0f "
+		     "shared-memory bank conflicts\n",
+		pr.kernels, pr.warp_instructions, pr.bank_conflicts);
+}
+
 int explain_lab(const struct grade_opts *o, FILE *out, char *err,
 		size_t errlen)
 {
@@ -176,11 +199,9 @@ int explain_lab(const struct grade_opts *o, FILE *out, char *err,
 			print_compiler(out, res);
 		if (ptx)
 			print_memory(out, ptx, source);
-		if (json_is_true(json_object_get(device, "available")))
-			fprintf(out, "  counters  not read by explain yet: `python3 "
-				     "run.py bench %s` measures instructions per "
-				     "element and bank conflicts with Nsight "
-				     "Compute\n", event_str(begin, "lab"));
+		if (json_is_true(json_object_get(device, "available")) && ptx)
+			print_counters(out, event_str(ptx, "ptx_file"),
+				       o->time_limit_s > 0 ? o->time_limit_s : 120);
 		else
 			fprintf(out, "  counters  not measured: no CUDA device "
 				     "(%s)\n", event_str(device, "reason"));

@@ -9,12 +9,13 @@
  *              read-only (non-coherent) path, and the source line it came
  *              from, printed with the line's text; identical instructions
  *              of one line (an unrolled loop) are counted, not repeated
- *   counters   hardware counters are not read here yet: the section says
- *              so, and why (no CUDA device, or "use run.py bench" for the
- *              instructions per element and bank conflicts it measures)
+ *   counters   with a GPU: Nsight Compute on the step's timed-size case
+ *              (profiler.h: warp instructions executed, shared-memory bank
+ *              conflicts); without one, or without ncu or permission to the
+ *              counters: "not measured" and why — never an estimate
  *
- * It builds the selected steps as `test --build-only` does (lint, cache)
- * and needs no GPU. explain_lab() prints to out and returns 0 when every
+ * It builds the selected steps as `test --build-only` does (lint, cache);
+ * only the counters need a GPU. explain_lab() prints to out and returns 0 when every
  * selected step compiled, 1 when one did not (its first error is shown),
  * or -1 with err when the lab could not be built at all (-2: usage, e.g. an
  * unknown lab or step).

@@ -253,6 +253,29 @@ def prefetch(t):
     step_matrix(t, "prefetch", PREFETCH_STEPS, PREFETCH_DISTINGUISHING)
 
 
+def explain_counters(t):
+    """run.py explain with a GPU: Nsight Compute's bank conflicts for the
+    conflicted transpose tile (step 2) and none for the padded one (3)."""
+    sol = os.path.join(hu.ROOT, "solutions", "transpose")
+    found = {}
+    for step in ("v2", "v3"):
+        began = time.time()
+        rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                           "explain", "transpose", "--step", step, "--src",
+                           sol], timeout=300)
+        m = re.search(r"([\d.]+) warp instructions executed, ([\d.]+) "
+                      r"shared-memory bank conflicts", o)
+        found[step] = (float(m.group(2)) if m else None,
+                       time.time() - began, o + e[-400:])
+    c2, s2, o2 = found["v2"]
+    c3, s3, o3 = found["v3"]
+    t.record("gpu: explain transpose v2 counts bank conflicts (%s), the "
+             "padded v3 none to speak of (%s); %.0f s and %.0f s"
+             % (c2, c3, s2, s3),
+             c2 is not None and c3 is not None and c2 > 1000 * max(c3, 1)
+             and s2 < 60 and s3 < 60, o2 + "\n" + o3)
+
+
 def saxpy(t):
     solutions_pass(t)
     starters(t)
@@ -373,14 +396,15 @@ def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
     a quick GPU check of one lab while working on it)."""
     suites = [("saxpy", saxpy), ("haxpy", haxpy), ("transpose", transpose),
-              ("reduction", reduction), ("prefetch", prefetch)]
+              ("reduction", reduction), ("prefetch", prefetch),
+              ("explain", explain_counters)]
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
     for lab, suite in suites:
         if only and lab not in only:
             t.skip("gpu: %s suite" % lab, "not in CUDALAB_GPU_LABS")
             continue
         suite(t)
-        if lab != "saxpy":
+        if lab not in ("saxpy", "explain"):
             fixtures(t, lab)
     if only and "class" not in only:
         t.skip("gpu: graded class", "not in CUDALAB_GPU_LABS")
