@@ -269,11 +269,13 @@ def explain_counters(t):
                        time.time() - began, o + e[-400:])
     c2, s2, o2 = found["v2"]
     c3, s3, o3 = found["v3"]
+    # (the padded tile keeps a residue: on the H100 about 1/100 of the
+    # conflicted tile's count, 0.008 per element against ~1)
     t.record("gpu: explain transpose v2 counts bank conflicts (%s), the "
-             "padded v3 none to speak of (%s); %.0f s and %.0f s"
+             "padded v3 under 1/20 of them (%s); %.0f s and %.0f s"
              % (c2, c3, s2, s3),
-             c2 is not None and c3 is not None and c2 > 1000 * max(c3, 1)
-             and s2 < 60 and s3 < 60, o2 + "\n" + o3)
+             c2 is not None and c3 is not None and c2 > 20 * c3
+             and c2 > 1e6 and s2 < 60 and s3 < 60, o2 + "\n" + o3)
 
 
 def saxpy(t):
