@@ -222,6 +222,14 @@ def explain(t, state):
     rc, o, e = hu.run(RUN + ["explain", "nosuchlab"], env=env)
     t.record("cli: explain of an unknown lab: exit 2, says so",
              rc == 2 and "nosuchlab" in e, "rc=%d %s" % (rc, e))
+    rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "99"], env=env)
+    t.record("cli: explain of an unknown step: exit 2, lists the steps",
+             rc == 2 and 'no step "99"' in e and "1..5" in e,
+             "rc=%d %s" % (rc, e))
+    rc, o, e = hu.run(RUN + ["explain", "saxpy", "--src", "/nonexistent"],
+                      env=env)
+    t.record("cli: explain with a missing --src folder: exit 2, names it",
+             rc == 2 and "/nonexistent" in e, "rc=%d %s" % (rc, e))
 
 
 def class_grading(t, state):

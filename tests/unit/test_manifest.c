@@ -152,6 +152,41 @@ int main(void)
 	      "hidden_sizes are read in order (%s)", err);
 	manifest_free(&m);
 
+	/* "sweep": a macro name and 1..32 integers from 1 to 1024 */
+	static const struct {
+		const char *json, *field, *reason;
+	} bad_sweep[] = {
+		{"7", "sweep", "must be an object"},
+		{"{\"define\":\"PDIST\"}", "sweep.values", "must be an array"},
+		{"{\"define\":\"PDIST\",\"values\":[]}", "sweep.values",
+		 "must be an array"},
+		{"{\"define\":\"PDIST\",\"values\":[0]}", "sweep.values",
+		 "from 1 to 1024"},
+		{"{\"define\":\"PDIST\",\"values\":[2.5]}", "sweep.values",
+		 "from 1 to 1024"},
+		{"{\"define\":\"PD IST\",\"values\":[1]}", "sweep.define",
+		 "C identifier"},
+		{"{\"define\":\"1PD\",\"values\":[1]}", "sweep.define",
+		 "C identifier"},
+		{"{\"values\":[1]}", "sweep.define", "missing"},
+		{"{\"define\":\"PDIST\",\"values\":[1],\"step\":2}", "sweep",
+		 "unknown"},
+	};
+	for (size_t k = 0; k < sizeof(bad_sweep) / sizeof(bad_sweep[0]); k++) {
+		char extra[160];
+		snprintf(extra, sizeof(extra), ",\"sweep\":%s", bad_sweep[k].json);
+		manifest_with(body, sizeof(body), "demo", extra, good_step);
+		expect_error(body, bad_sweep[k].field, bad_sweep[k].reason);
+	}
+	manifest_with(body, sizeof(body), "demo",
+		      ",\"sweep\":{\"define\":\"PDIST\",\"values\":[1,2,16]}",
+		      good_step);
+	CHECK(load(body, &m, err, sizeof(err)) == 0 && m.sweep_define &&
+		      !strcmp(m.sweep_define, "PDIST") && m.nsweep_values == 3 &&
+		      m.sweep_values[2] == 16,
+	      "a sweep is read: the macro and its values in order (%s)", err);
+	manifest_free(&m);
+
 	CHECK(manifest_load("/nonexistent/lab", &m, err, sizeof(err)) == -1 &&
 		      strstr(err, "/nonexistent/lab/lab.json"),
 	      "a missing lab.json names its path (%s)", err);
