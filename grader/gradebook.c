@@ -1,7 +1,7 @@
 /* gradebook — exporters of a graded class; see gradebook.h. */
 #include "gradebook.h"
+#include "classbook.h"
 #include "fsutil.h"
-#include "stats.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -342,56 +342,38 @@ static int write_junit(const char *path, json_t *doc)
 	return fclose(f);
 }
 
-/* Per step: how many passed, and the spread of % of copy over the class. */
+/* Per step: how many passed, and the spread of % of copy over the class
+ * (the numbers of the dashboard's class view: common/classbook.h). */
 static void write_summary(FILE *f, json_t *doc)
 {
-	json_t *labs = json_object_get(doc, "labs");
-	json_t *rows = json_object_get(doc, "students");
-	size_t nstud = json_array_size(rows);
-	fprintf(f, "class summary: %zu student(s)\n", nstud);
-	const char *lab;
-	json_t *steps;
-	size_t k, i;
-	json_t *spec, *row;
-	json_object_foreach(labs, lab, steps) json_array_foreach(steps, k, spec)
-	{
-		double *pct = calloc(nstud + 1, sizeof(double));
-		size_t npct = 0, passed = 0, submitted = 0;
-		json_array_foreach(rows, i, row) {
-			json_t *r = json_array_get(
-				json_object_get(json_object_get(row, "labs"), lab), k);
-			const char *v = json_string_value(json_object_get(r, "verdict"));
-			passed += v && !strcmp(v, "pass");
-			submitted += v && strcmp(v, "missing");
-			json_t *p = json_object_get(r, "pct_of_copy");
-			if (pct && json_is_number(p))
-				pct[npct++] = json_number_value(p);
-		}
-		fprintf(f, "  %-10s %-4s passed %3zu/%-3zu", lab,
-			json_string_value(json_object_get(spec, "id")), passed,
-			submitted);
-		if (npct) {
-			struct sample_stats s;
-			stats_summarize(pct, npct, &s);
+	struct classbook b;
+	char err[256];
+	if (classbook_from_json(&b, doc, "gradebook.json", err, sizeof(err)) < 0) {
+		fprintf(f, "class summary: %s\n", err);
+		return;
+	}
+	fprintf(f, "class summary: %d student(s)\n", b.nstudents);
+	for (int k = 0; k < b.nsteps; k++) {
+		const struct cb_step *st = &b.steps[k];
+		fprintf(f, "  %-10s %-4s passed %3d/%-3d", st->lab, st->id,
+			st->passed, st->submitted);
+		if (st->measured) {
 			/* histogram of % of copy, 10-point bins up to 110+ */
-			int bins[12] = {0};
-			for (size_t n = 0; n < npct; n++) {
-				int b = (int)(pct[n] / 10);
-				bins[b < 0 ? 0 : b > 11 ? 11 : b]++;
-			}
+			int bins[12];
+			classbook_histogram(st, 120, bins, 12);
 			fprintf(f, "  %% of copy: min %5.1f median %5.1f max %5.1f  |",
-				s.min, s.median, s.max);
+				st->min, st->median, st->max);
 			static const char *const bars = " .:-=+*#%@";
-			for (int b = 0; b < 12; b++) {
-				int level = bins[b] == 0 ? 0
-					    : 1 + (int)(8.0 * bins[b] / (double)npct);
+			for (int i = 0; i < 12; i++) {
+				int level = bins[i] == 0 ? 0
+					    : 1 + (int)(8.0 * bins[i] / st->measured);
 				fputc(bars[level > 9 ? 9 : level], f);
 			}
 			fputs("| 0..110%+", f);
 		}
 		fputc('\n', f);
-		free(pct);
 	}
+	classbook_free(&b);
 }
 
 int gradebook_write(const char *out_dir, FILE *summary, char *err,

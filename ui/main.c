@@ -17,7 +17,7 @@
  * 130 when quit during a run); 0 for a replay; 2 usage; 4 no terminal.
  */
 #include "canvas.h"
-#include "classbook.h"
+#include "class_view.h"
 #include "render.h"
 #include "source.h"
 #include "state.h"
@@ -261,11 +261,11 @@ static struct canvas *refit_canvas(struct canvas *old)
 }
 
 /* The class view: a gradebook, no grader. Keys move it; q quits. */
-static int class_view(const struct options *o)
+static int show_class(const struct options *o)
 {
-	struct classbook b;
+	struct class_view v = {0};
 	char err[700];
-	if (classbook_load(&b, o->gradebook, err, sizeof(err)) < 0) {
+	if (classbook_load(&v.book, o->gradebook, err, sizeof(err)) < 0) {
 		fprintf(stderr, "cudalab-ui: %s\n", err);
 		return 2;
 	}
@@ -273,22 +273,22 @@ static int class_view(const struct options *o)
 	if (o->dump_rows) {
 		int codes[128], n = parse_keys(o->keys, codes, 128);
 		for (int i = 0; i < n; i++)
-			classbook_key(&b, codes[i]);
+			class_view_key(&v, codes[i]);
 		if (n >= 0) {
 			struct canvas *c = canvas_new(o->dump_rows, o->dump_cols);
 			struct render_opts ro = {!o->ascii};
-			render_class(&b, c, &ro);
+			render_class(&v, c, &ro);
 			print_canvas(c);
 			canvas_free(c);
 		}
-		classbook_free(&b);
+		classbook_free(&v.book);
 		return n < 0 ? 2 : 0;
 	}
 	int unicode;
 	if (term_start(!o->no_color && !getenv("NO_COLOR"), &unicode, err,
 		       sizeof(err)) < 0) {
 		fprintf(stderr, "cudalab-ui: %s\n", err);
-		classbook_free(&b);
+		classbook_free(&v.book);
 		return 4;
 	}
 	struct render_opts ro = {unicode && !o->ascii};
@@ -303,18 +303,18 @@ static int class_view(const struct options *o)
 			dirty = 1;
 			if (key == TERM_RESIZE)
 				c = refit_canvas(c);
-			else if (classbook_key(&b, key))
+			else if (class_view_key(&v, key))
 				quit = 1;
 		}
 		if (dirty && c) {
-			render_class(&b, c, &ro);
+			render_class(&v, c, &ro);
 			term_draw(c);
 			dirty = 0;
 		}
 	}
 	term_stop();
 	canvas_free(c);
-	classbook_free(&b);
+	classbook_free(&v.book);
 	if (stop_signal)
 		rc = 128 + stop_signal;
 	return rc;
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (o.gradebook) {
 		install_signals();
-		return class_view(&o);
+		return show_class(&o);
 	}
 	struct ui_state s;
 	ui_state_init(&s);

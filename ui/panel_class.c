@@ -1,5 +1,5 @@
 /*
- * The class view: a graded class's bandwidth per step (classbook.h).
+ * The class view: a graded class's bandwidth per step (class_view.h).
  *
  *   row 0     title: students, the gradebook's path
  *   row 2     column heads
@@ -13,7 +13,7 @@
  *   last row  keys
  * It reads the book and never changes it.
  */
-#include "classbook.h"
+#include "class_view.h"
 #include "render.h"
 
 #include <math.h>
@@ -132,11 +132,11 @@ static void draw_step_row(struct canvas *c, int row, const struct cb_step *st,
 	draw_histogram(c, row, hist_col, hist_w, st, scale, o);
 }
 
-static void draw_students(const struct classbook *b, struct canvas *c,
+static void draw_students(const struct class_view *v, struct canvas *c,
 			  int top, int bottom, double scale,
 			  const struct render_opts *o)
 {
-	const struct cb_step *st = &b->steps[b->selected];
+	const struct cb_step *st = &v->book.steps[v->selected];
 	char head[256];
 	if (st->threshold >= 0)
 		snprintf(head, sizeof(head), " %s %s · %s · needs >= %g%% of copy ",
@@ -160,7 +160,7 @@ static void draw_students(const struct classbook *b, struct canvas *c,
 	}
 	row++;
 	int room = bottom - row;
-	int first = b->scroll;
+	int first = v->scroll;
 	if (first > st->nstudents - room)
 		first = st->nstudents - room;
 	if (first < 0)
@@ -192,9 +192,10 @@ static void draw_students(const struct classbook *b, struct canvas *c,
 			      st->nstudents - (first + room - 1));
 }
 
-void render_class(const struct classbook *b, struct canvas *c,
+void render_class(const struct class_view *v, struct canvas *c,
 		  const struct render_opts *o)
 {
+	const struct classbook *b = &v->book;
 	canvas_clear(c);
 	canvas_printf(c, 0, 0, ST_BOLD, c->cols,
 		      "cudalab · class of %d student%s · %s", b->nstudents,
@@ -227,11 +228,11 @@ void render_class(const struct classbook *b, struct canvas *c,
 	int room = (c->rows - 1) / 2 - 4;
 	if (room < 1)
 		room = 1;
-	int first = b->selected >= room ? b->selected - room + 1 : 0;
+	int first = v->selected >= room ? v->selected - room + 1 : 0;
 	int row = 3;
 	for (int i = first; i < b->nsteps && i < first + room; i++)
-		draw_step_row(c, row++, &b->steps[i], i == b->selected, hist_col,
+		draw_step_row(c, row++, &b->steps[i], i == v->selected, hist_col,
 			      hist_w, scale, o);
 	draw_axis(c, row++, hist_col, hist_w, scale);
-	draw_students(b, c, row + 1, last, scale, o);
+	draw_students(v, c, row + 1, last, scale, o);
 }

@@ -36,8 +36,8 @@ void panel_details(const struct ui_state *s, struct canvas *c, int top,
 void panel_help(struct canvas *c, int top, int bottom);
 
 /* The class view of a gradebook (panel_class.c); a whole screen. */
-struct classbook;
-void render_class(const struct classbook *b, struct canvas *c,
+struct class_view;
+void render_class(const struct class_view *v, struct canvas *c,
 		  const struct render_opts *o);
 
 /* shared drawing helpers (render.c) */

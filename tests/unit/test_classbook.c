@@ -1,5 +1,7 @@
-/* classbook: a gradebook as the class view's data, and its keys. */
+/* classbook (common/) and class_view (ui/): a gradebook as data, and the
+ * class view's keys. */
 #include "check.h"
+#include "class_view.h"
 #include "classbook.h"
 #include "state.h"
 
@@ -84,17 +86,18 @@ static void load_fixture(void)
 	CHECK(bins[9] == 3 && bins[1] == 1,
 	      "values at or over the scale go in the last bin (94.5, 95, 101)");
 
-	CHECK(classbook_key(&b, 'j') == 0 && b.selected == 1, "j selects the next step");
-	classbook_key(&b, UK_DOWN);
-	CHECK(b.selected == 1, "no step past the last");
-	classbook_key(&b, UK_PGDN);
-	CHECK(b.scroll == 5, "PgDn scrolls the students by 5");
-	classbook_key(&b, UK_PGDN);
-	CHECK(b.scroll == 8, "not past the last student (got %d)", b.scroll);
-	classbook_key(&b, 'k');
-	CHECK(b.selected == 0 && b.scroll == 0,
+	struct class_view v = {b, 0, 0};
+	CHECK(class_view_key(&v, 'j') == 0 && v.selected == 1, "j selects the next step");
+	class_view_key(&v, UK_DOWN);
+	CHECK(v.selected == 1, "no step past the last");
+	class_view_key(&v, UK_PGDN);
+	CHECK(v.scroll == 5, "PgDn scrolls the students by 5");
+	class_view_key(&v, UK_PGDN);
+	CHECK(v.scroll == 8, "not past the last student (got %d)", v.scroll);
+	class_view_key(&v, 'k');
+	CHECK(v.selected == 0 && v.scroll == 0,
 	      "another step starts its list at the top");
-	CHECK(classbook_key(&b, 'q') == 1, "q quits");
+	CHECK(class_view_key(&v, 'q') == 1, "q quits");
 	classbook_free(&b);
 	classbook_free(&b);
 	CHECK(b.steps == NULL, "free twice is safe");
@@ -135,9 +138,10 @@ static void bad_files(void)
 	CHECK(classbook_load(&b, path, err, sizeof(err)) == 0 && b.nsteps == 0 &&
 		      b.nstudents == 0,
 	      "an empty class loads (nothing to draw, no crash)");
-	classbook_key(&b, UK_DOWN);
-	classbook_key(&b, UK_END);
-	CHECK(b.selected == 0 && b.scroll == 0, "keys on an empty class");
+	struct class_view ev = {b, 0, 0};
+	class_view_key(&ev, UK_DOWN);
+	class_view_key(&ev, UK_END);
+	CHECK(ev.selected == 0 && ev.scroll == 0, "keys on an empty class");
 	classbook_free(&b);
 	/* a student whose lab record is short or absent */
 	write_file(path, "{\"labs\": {\"saxpy\": [{\"id\": \"v1\"}, {\"id\": "

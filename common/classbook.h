@@ -1,6 +1,7 @@
 /*
  * classbook — a graded class (OUT/gradebook.json, written by
- * `cudalab-grader grade`) as plain data for the dashboard's class view:
+ * `cudalab-grader grade`) as plain data: what the gradebook's summary.txt
+ * prints and the dashboard's class view draws, computed in one place:
  * per lab step, the verdicts of every student, the spread of their % of the
  * GPU's copy bandwidth, and the step's bandwidth threshold.
  *
@@ -16,17 +17,17 @@
  * Each step's students are sorted by % of copy, highest first; those
  * without a measurement follow, by verdict then name.
  *
- * Ownership: classbook_load() fills a caller's struct classbook and
- * allocates its arrays; classbook_free() releases them (safe on a zeroed
- * or half-loaded book). Returns 0, or -1 with err (a missing or unreadable
+ * Ownership: classbook_load() (a file, or an OUT folder) and
+ * classbook_from_json() (a gradebook document already in memory; path is
+ * only its name for messages) fill a caller's struct classbook and
+ * allocate its arrays; classbook_free() releases them (safe on a zeroed or
+ * half-loaded book). Both return 0, or -1 with err (a missing or unreadable
  * file, not JSON, not a gradebook).
- *
- * The view state (selected step, scroll of the student list) lives in the
- * book too; classbook_key() moves it and returns 1 when the key quits.
  */
-#ifndef CUDALAB_UI_CLASSBOOK_H
-#define CUDALAB_UI_CLASSBOOK_H
+#ifndef CUDALAB_CLASSBOOK_H
+#define CUDALAB_CLASSBOOK_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #define CB_MAX_VERDICTS 12
@@ -59,16 +60,13 @@ struct classbook {
 	int nstudents;
 	struct cb_step *steps;
 	int nsteps;
-	/* the view */
-	int selected, scroll;
 };
 
 int classbook_load(struct classbook *b, const char *path, char *err,
 		   size_t errlen);
+int classbook_from_json(struct classbook *b, const json_t *doc,
+			const char *path, char *err, size_t errlen);
 void classbook_free(struct classbook *b);
-
-/* Keys are characters or state.h's UK_* codes. Returns 1 to quit. */
-int classbook_key(struct classbook *b, int key);
 
 /* The histogram of a step's % of copy: counts into nbins bins of equal
  * width over [0, scale); values at or above scale go in the last bin. */

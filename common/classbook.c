@@ -1,7 +1,6 @@
 #include "classbook.h"
 
-#include "../common/stats.h"
-#include "state.h"
+#include "stats.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -103,34 +102,17 @@ static int load_step(struct cb_step *st, const char *lab, const json_t *spec,
 	return 0;
 }
 
-int classbook_load(struct classbook *b, const char *path, char *err,
-		   size_t errlen)
+int classbook_from_json(struct classbook *b, const json_t *doc,
+			const char *path, char *err, size_t errlen)
 {
 	memset(b, 0, sizeof(*b));
-	struct stat sb;
-	if (stat(path, &sb) < 0) {
-		snprintf(err, errlen, "%s: no such file or folder (give the OUT "
-				      "folder of `run.py grade`, or its "
-				      "gradebook.json)", path);
-		return -1;
-	}
-	if (S_ISDIR(sb.st_mode))
-		snprintf(b->path, sizeof(b->path), "%s/gradebook.json", path);
-	else
-		snprintf(b->path, sizeof(b->path), "%s", path);
-	json_error_t je;
-	json_t *doc = json_load_file(b->path, 0, &je);
-	if (!doc) {
-		snprintf(err, errlen, "%s: %s", b->path, je.text);
-		return -1;
-	}
+	snprintf(b->path, sizeof(b->path), "%s", path);
 	const json_t *labs = json_object_get(doc, "labs");
 	const json_t *students = json_object_get(doc, "students");
 	if (!json_is_object(labs) || !json_is_array(students)) {
 		snprintf(err, errlen,
 			 "%s: not a gradebook (no \"labs\" and \"students\"; "
 			 "it is written by `run.py grade`)", b->path);
-		json_decref(doc);
 		return -1;
 	}
 	int total = 0;
@@ -142,7 +124,6 @@ int classbook_load(struct classbook *b, const char *path, char *err,
 	b->steps = calloc(total ? (size_t)total : 1, sizeof(*b->steps));
 	if (!b->steps) {
 		snprintf(err, errlen, "out of memory");
-		json_decref(doc);
 		return -1;
 	}
 	json_object_foreach((json_t *)labs, lab, steps) {
@@ -152,14 +133,39 @@ int classbook_load(struct classbook *b, const char *path, char *err,
 			if (load_step(&b->steps[b->nsteps++], lab, spec, k,
 				      students) < 0) {
 				snprintf(err, errlen, "out of memory");
-				json_decref(doc);
 				classbook_free(b);
 				return -1;
 			}
 		}
 	}
-	json_decref(doc);
 	return 0;
+}
+
+int classbook_load(struct classbook *b, const char *path, char *err,
+		   size_t errlen)
+{
+	memset(b, 0, sizeof(*b));
+	struct stat sb;
+	if (stat(path, &sb) < 0) {
+		snprintf(err, errlen, "%s: no such file or folder (give the OUT "
+				      "folder of `run.py grade`, or its "
+				      "gradebook.json)", path);
+		return -1;
+	}
+	char file[512];
+	if (S_ISDIR(sb.st_mode))
+		snprintf(file, sizeof(file), "%s/gradebook.json", path);
+	else
+		snprintf(file, sizeof(file), "%s", path);
+	json_error_t je;
+	json_t *doc = json_load_file(file, 0, &je);
+	if (!doc) {
+		snprintf(err, errlen, "%s: %s", file, je.text);
+		return -1;
+	}
+	int rc = classbook_from_json(b, doc, file, err, errlen);
+	json_decref(doc);
+	return rc;
 }
 
 void classbook_free(struct classbook *b)
@@ -169,46 +175,6 @@ void classbook_free(struct classbook *b)
 	free(b->steps);
 	b->steps = NULL;
 	b->nsteps = 0;
-}
-
-int classbook_key(struct classbook *b, int key)
-{
-	switch (key) {
-	case 'q':
-	case 'Q':
-		return 1;
-	case UK_UP:
-	case 'k':
-		if (b->selected > 0)
-			b->selected--, b->scroll = 0;
-		break;
-	case UK_DOWN:
-	case 'j':
-		if (b->selected + 1 < b->nsteps)
-			b->selected++, b->scroll = 0;
-		break;
-	case UK_HOME:
-		b->selected = 0, b->scroll = 0;
-		break;
-	case UK_END:
-		b->selected = b->nsteps ? b->nsteps - 1 : 0, b->scroll = 0;
-		break;
-	case UK_PGDN:
-	case ' ':
-		b->scroll += 5;
-		break;
-	case UK_PGUP:
-		b->scroll = b->scroll > 5 ? b->scroll - 5 : 0;
-		break;
-	default:
-		break;
-	}
-	/* the renderer clamps scroll to what the list and the screen allow */
-	if (b->nsteps && b->scroll >= b->steps[b->selected].nstudents)
-		b->scroll = b->steps[b->selected].nstudents - 1;
-	if (b->scroll < 0)
-		b->scroll = 0;
-	return 0;
 }
 
 void classbook_histogram(const struct cb_step *st, double scale, int *bins,
