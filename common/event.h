@@ -27,6 +27,7 @@
  *  step_begin step title file
  *  compile    step status("started"|"cached"|"ok"|"failed") seconds?
  *             diagnostics?:[{file line column severity message}] output?
+ *             exe?(the step program, when built)
  *  lint       step file count problems:[{line message}]   (the student's
  *             file breaks the kernel-file rules, grader/lint.h; the step is
  *             not compiled and its verdict is "rejected")

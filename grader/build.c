@@ -232,13 +232,19 @@ static int build_harness_objects(const struct build_env *env,
 	return 0;
 }
 
-static char *read_ptx(const char *dir, const char *source)
+void step_ptx_path(const char *dir, const char *source, char *buf,
+		   size_t len)
 {
 	const char *base = strrchr(source, '/');
 	base = base ? base + 1 : source;
+	size_t stem = strlen(base) > 3 ? strlen(base) - 3 : 0; /* no ".cu" */
+	snprintf(buf, len, "%s/%.*s.ptx", dir, (int)stem, base);
+}
+
+static char *read_ptx(const char *dir, const char *source)
+{
 	char path[PATH_MAX * 2];
-	snprintf(path, sizeof(path), "%s/%.*s.ptx", dir,
-		 (int)(strlen(base) - 3), base);
+	step_ptx_path(dir, source, path, sizeof(path));
 	struct strbuf sb = STRBUF_INIT;
 	if (strbuf_read_file(&sb, path) < 0) {
 		strbuf_release(&sb);

@@ -74,4 +74,8 @@ int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
 
 void step_build_release(struct step_build *b);
 
+/* The PTX nvcc kept for source in a step's folder (dir/NAME.ptx). */
+void step_ptx_path(const char *dir, const char *source, char *buf,
+		   size_t len);
+
 #endif

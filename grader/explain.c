@@ -127,16 +127,9 @@ static void print_memory(FILE *out, json_t *ptx, const char *source)
 	strbuf_release(&src);
 }
 
-/* Nsight Compute on the step's timed-size case (profiler.h): the step
- * executable sits beside its PTX in the build cache. */
-static void print_counters(FILE *out, const char *ptx_file, double limit_s)
+/* Nsight Compute on the step's timed-size case (profiler.h). */
+static void print_counters(FILE *out, const char *exe, double limit_s)
 {
-	char exe[4096];
-	snprintf(exe, sizeof(exe), "%s", ptx_file);
-	char *slash = strrchr(exe, '/');
-	if (slash)
-		snprintf(slash + 1, sizeof(exe) - (size_t)(slash + 1 - exe),
-			 "step");
 	struct profile_result pr;
 	profile_step(exe, limit_s, &pr);
 	if (!pr.measured) {
@@ -199,8 +192,8 @@ int explain_lab(const struct grade_opts *o, FILE *out, char *err,
 			print_compiler(out, res);
 		if (ptx)
 			print_memory(out, ptx, source);
-		if (json_is_true(json_object_get(device, "available")) && ptx)
-			print_counters(out, event_str(ptx, "ptx_file"),
+		if (json_is_true(json_object_get(device, "available")))
+			print_counters(out, event_str(compile, "exe"),
 				       o->time_limit_s > 0 ? o->time_limit_s : 120);
 		else
 			fprintf(out, "  counters  not measured: no CUDA device "

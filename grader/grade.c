@@ -539,11 +539,14 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		if (rejected[i][0])
 			continue;
 		const char *status = !b->ok ? "failed" : b->cached ? "cached" : "ok";
-		emit(sink, arg,
-		     json_pack("{s:s, s:s, s:s, s:f, s:O, s:s}", "event",
-			       "compile", "step", b->step->id, "status", status,
-			       "seconds", b->seconds, "diagnostics",
-			       b->diagnostics, "output", strbuf_str(&b->log)));
+		json_t *ev = json_pack("{s:s, s:s, s:s, s:f, s:O, s:s}", "event",
+				       "compile", "step", b->step->id, "status",
+				       status, "seconds", b->seconds,
+				       "diagnostics", b->diagnostics, "output",
+				       strbuf_str(&b->log));
+		if (b->ok)
+			json_object_set_new(ev, "exe", json_string(b->exe));
+		emit(sink, arg, ev);
 		if (b->ok) {
 			emit(sink, arg,
 			     json_pack("{s:s, s:s, s:O}", "event", "resources",
@@ -552,12 +555,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			json_t *ptx = json_deep_copy(b->ptx);
 			json_object_set_new(ptx, "event", json_string("ptx"));
 			json_object_set_new(ptx, "step", json_string(b->step->id));
-			const char *base = strrchr(b->source, '/');
-			base = base ? base + 1 : b->source;
 			char path[PATH_MAX * 2];
-			snprintf(path, sizeof(path), "%s/%.*s.ptx", b->dir,
-				 (int)(strlen(base) > 3 ? strlen(base) - 3 : 0),
-				 base);
+			step_ptx_path(b->dir, b->source, path, sizeof(path));
 			json_object_set_new(ptx, "ptx_file", json_string(path));
 			emit(sink, arg, ptx);
 		}
