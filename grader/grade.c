@@ -287,13 +287,18 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 {
 	size_t max = count * (size_t)lab->nsweep_values, n = 0;
 	struct step_build *pts = calloc(max ? max : 1, sizeof(*pts));
-	if (!pts)
+	int *value_of = calloc(max ? max : 1, sizeof(*value_of));
+	if (!pts || !value_of) {
+		free(pts);
+		free(value_of);
 		return;
+	}
 	for (size_t i = 0; i < count; i++) {
 		if (!builds[i].ok || !file_mentions(builds[i].source,
 						    lab->sweep_define))
 			continue;
 		for (int v = 0; v < lab->nsweep_values; v++) {
+			value_of[n] = lab->sweep_values[v];
 			struct step_build *p = &pts[n++];
 			p->step = builds[i].step;
 			snprintf(p->source, sizeof(p->source), "%s",
@@ -303,6 +308,7 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 		}
 	}
 	char err[512] = "";
+	size_t built = n; /* entries to release, whatever happens below */
 	if (n && build_steps(env, lab, pts, n, err, sizeof(err)) < 0) {
 		emit(sink, arg, json_pack("{s:s, s:s, s:s}", "event", "error",
 					  "kind", "harness", "message", err));
@@ -312,7 +318,7 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 					   : lab->time_limit_s;
 	for (size_t k = 0; k < n; k++) {
 		struct step_build *p = &pts[k];
-		int value = atoi(strchr(p->define, '=') + 1);
+		int value = value_of[k];
 		emit(sink, arg,
 		     json_pack("{s:s, s:s, s:s, s:i, s:i}", "event",
 			       "progress", "step", p->step->id, "phase",
@@ -356,9 +362,10 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 		child_release(&c);
 		outcome_release(&r);
 	}
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < built; k++)
 		step_build_release(&pts[k]);
 	free(pts);
+	free(value_of);
 }
 
 static void iso_now(char *buf, size_t len)
