@@ -710,18 +710,31 @@ def main(argv=None):
     p.add_argument("out")
     p.add_argument("shards", nargs="+")
 
-    p = sub.add_parser("explain", help="what a step's build says about its "
-                                       "speed (no GPU needed)",
+    p = sub.add_parser("explain", help="why a step is as fast as it is: "
+                                       "its build, its counters, hints",
                        description="build the steps of LAB and show, per "
                                    "step: each kernel's registers, spills, "
                                    "shared memory and stack, and every "
                                    "global load, store and asynchronous "
                                    "copy in its PTX with its width, whether "
                                    "it takes the read-only path, and the "
-                                   "source line it came from")
+                                   "source line it came from (no GPU "
+                                   "needed). With a GPU and Nsight Compute: "
+                                   "DRAM throughput, occupancy and what "
+                                   "limits it, sectors per request, "
+                                   "instructions and bank conflicts per "
+                                   "element, cache hit rates and the top "
+                                   "stall reasons of the timed-size case "
+                                   "(clocks untouched); then the lab's "
+                                   "hints that apply, and a roofline of "
+                                   "the steps")
     p.add_argument("lab")
     p.add_argument("--step", help="only step K (number or id)")
     p.add_argument("--src", help="take the step files from this folder")
+    p.add_argument("--plot", metavar="FILE.svg",
+                   help="also draw the roofline as an SVG file")
+    p.add_argument("--no-counters", action="store_true",
+                   help="static views only: do not run Nsight Compute")
 
     p = sub.add_parser("show", help="replay a saved run, or show a graded "
                                     "class, in the dashboard",
@@ -750,9 +763,12 @@ def main(argv=None):
     if args.command == "explain":
         rc = build()
         extra = []
-        for flag, value in (("--step", args.step), ("--src", args.src)):
+        for flag, value in (("--step", args.step), ("--src", args.src),
+                            ("--plot", args.plot)):
             if value:
                 extra += [flag, value]
+        if args.no_counters:
+            extra.append("--no-counters")
         return rc or grader("explain", args.lab, *extra)
     if args.command in ("test", "bench"):
         return grade_labs(args.command, args)

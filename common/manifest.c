@@ -1,4 +1,5 @@
 #include "manifest.h"
+#include "advice.h"
 #include "metric.h"
 
 #include <jansson.h>
@@ -262,13 +263,45 @@ static int load_sweep(struct loader *ld, json_t *obj, struct lab_manifest *m)
 	return 0;
 }
 
+/* "advice": [{"when": ..., "hint": ..., "see": step id}], after the steps
+ * (a "see" must name one). */
+static int load_advice(struct loader *ld, json_t *arr, struct lab_manifest *m)
+{
+	static const char *const keys[] = {"when", "hint", "see", NULL};
+	size_t n = json_array_size(arr);
+	if (!json_is_array(arr) || n == 0 || n > 64)
+		return fail(ld, "advice", "must be an array of 1 to 64 rules");
+	m->advice = calloc(n, sizeof(*m->advice));
+	if (!m->advice)
+		return fail(ld, "advice", "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char where[64], why[256];
+		snprintf(where, sizeof(where), "advice[%zu]", i);
+		json_t *rule = json_array_get(arr, i);
+		struct advice_spec *a = &m->advice[m->nadvice++];
+		if (!json_is_object(rule))
+			return fail(ld, where, "must be an object");
+		if (only_keys(ld, rule, where, keys) ||
+		    get_string(ld, rule, where, "when", 1, &a->when) ||
+		    get_string(ld, rule, where, "hint", 1, &a->hint) ||
+		    get_string(ld, rule, where, "see", 0, &a->see))
+			return -1;
+		if (advice_check(a->when, why, sizeof(why)) < 0)
+			return fail(ld, where, "when: %s", why);
+		if (a->see && !manifest_step(m, a->see))
+			return fail(ld, where, "see: no step \"%s\"", a->see);
+	}
+	return 0;
+}
+
 static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 		     struct lab_manifest *m)
 {
 	static const char *const keys[] = {"name", "title", "order",
 					   "interface", "harness", "steps",
 					   "vendor", "time_limit_s", "sanitize",
-					   "hidden_sizes", "sweep", NULL};
+					   "hidden_sizes", "sweep", "advice",
+					   NULL};
 	if (!json_is_object(root))
 		return fail(ld, "(top level)", "must be a JSON object");
 	if (only_keys(ld, root, "", keys) ||
@@ -334,6 +367,9 @@ static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 					    m->steps[i].file);
 		}
 	}
+	json_t *advice = json_object_get(root, "advice");
+	if (advice && load_advice(ld, advice, m))
+		return -1;
 	return 0;
 }
 
@@ -378,6 +414,12 @@ void manifest_free(struct lab_manifest *m)
 		free(s->hint);
 	}
 	free(m->steps);
+	for (size_t i = 0; m->advice && i < m->nadvice; i++) {
+		free(m->advice[i].when);
+		free(m->advice[i].hint);
+		free(m->advice[i].see);
+	}
+	free(m->advice);
 	for (char **l = m->vendor_libs; l && *l; l++)
 		free(*l);
 	free(m->vendor_libs);

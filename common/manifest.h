@@ -20,6 +20,9 @@
  *               "values": [1, 2, 4, 8]},      whose file uses the macro with
  *                                              -DPDIST=v for each value and
  *                                              times them ("sweep" events)
+ *     "advice": [{"when": "load_bytes < 16",  ? hints for `explain`, chosen
+ *                 "hint": "...", "see": "v5"}], by conditions on its facts
+ *                                              (advice.h); "see": a step id
  *     "hidden_sizes": ["1000003", "77x999"], ? extra correctness cases the
  *                                              harness runs (--extra-size):
  *                                              an instructor's tree adds
@@ -54,6 +57,12 @@ struct check_spec {
 	char *why;
 };
 
+struct advice_spec {
+	char *when; /* advice.h's condition syntax, checked at load */
+	char *hint;
+	char *see;  /* a step id of this lab, or NULL */
+};
+
 struct step_spec {
 	char *id;
 	char *title;
@@ -82,6 +91,8 @@ struct lab_manifest {
 	int nsweep_values;
 	struct step_spec *steps;
 	size_t nsteps;
+	struct advice_spec *advice;
+	size_t nadvice;
 };
 
 int manifest_load(const char *lab_dir, struct lab_manifest *out, char *err,

@@ -1,10 +1,14 @@
 #include "explain.h"
+#include "advice.h"
 #include "event.h"
+#include "manifest.h"
 #include "profiler.h"
 #include "ptx.h"
+#include "roofline.h"
 #include "strbuf.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 
 static void collect(void *arg, json_t *ev)
@@ -39,11 +43,28 @@ static const char *source_line(const struct strbuf *sb, long lineno,
 	return buf;
 }
 
-static void print_compiler(FILE *out, json_t *resources)
+/* The largest figure over the step's kernels, as a fact. */
+static void fact_max(json_t *facts, const char *name, double v)
+{
+	json_t *old = json_object_get(facts, name);
+	if (!old || json_number_value(old) < v)
+		json_object_set_new(facts, name, json_real(v));
+}
+
+static void print_compiler(FILE *out, json_t *resources, json_t *facts)
 {
 	size_t i;
 	json_t *k;
-	json_array_foreach(json_object_get(resources, "kernels"), i, k)
+	json_array_foreach(json_object_get(resources, "kernels"), i, k) {
+		fact_max(facts, "registers",
+			 (double)json_integer_value(json_object_get(k, "registers")));
+		fact_max(facts, "spill_bytes",
+			 (double)(json_integer_value(json_object_get(k, "spill_store_bytes")) +
+				  json_integer_value(json_object_get(k, "spill_load_bytes"))));
+		fact_max(facts, "shared_bytes",
+			 (double)json_integer_value(json_object_get(k, "shared_bytes")));
+		fact_max(facts, "stack_bytes",
+			 (double)json_integer_value(json_object_get(k, "stack_bytes")));
 		fprintf(out, "  compiler  %s: %lld registers, %lld B spilled, "
 			     "%lld B shared memory, %lld B stack\n",
 			event_str(k, "name"),
@@ -52,11 +73,19 @@ static void print_compiler(FILE *out, json_t *resources)
 				json_integer_value(json_object_get(k, "spill_load_bytes")),
 			json_integer_value(json_object_get(k, "shared_bytes")),
 			json_integer_value(json_object_get(k, "stack_bytes")));
+	}
 }
 
 /* Every global memory instruction of the step's PTX, by source line. */
-static void print_memory(FILE *out, json_t *ptx, const char *source)
+static void print_memory(FILE *out, json_t *ptx, const char *source,
+			 json_t *facts)
 {
+	json_object_set_new(facts, "load_bytes", json_real(event_num(ptx, "max_load_bytes")));
+	json_object_set_new(facts, "store_bytes", json_real(event_num(ptx, "max_store_bytes")));
+	json_object_set_new(facts, "nc_loads", json_real(event_num(ptx, "nc_loads")));
+	json_object_set_new(facts, "async_copies", json_real(event_num(ptx, "async_copies")));
+	json_object_set_new(facts, "rem_ops", json_real(event_num(ptx, "rem_ops")));
+	json_object_set_new(facts, "shuffles", json_real(event_num(ptx, "shuffles")));
 	struct strbuf text = STRBUF_INIT, src = STRBUF_INIT;
 	if (strbuf_read_file(&text, event_str(ptx, "ptx_file")) < 0) {
 		fprintf(out, "  memory    not shown: the PTX (%s) cannot be "
@@ -127,23 +156,293 @@ static void print_memory(FILE *out, json_t *ptx, const char *source)
 	strbuf_release(&src);
 }
 
-/* Nsight Compute on the step's timed-size case (profiler.h). */
-static void print_counters(FILE *out, const char *exe, double limit_s)
+
+/* --- counters --------------------------------------------------------- */
+
+#define HAVE(m) (pr->have[m])
+#define V(m) (pr->value[m])
+
+static const char *not_measured = "not measured (ncu reported no value)";
+
+/* What caps the blocks per SM (advice.h's occupancy_limiter). */
+static const char *occupancy_limiter(const struct profile_result *pr)
 {
-	struct profile_result pr;
-	profile_step(exe, limit_s, &pr);
-	if (!pr.measured) {
-		fprintf(out, "  counters  not measured: %s\n", pr.reason);
-		return;
-	}
-	fprintf(out, "  counters  Nsight Compute, timed-size case, %d kernel "
-		     "launch(es): %.0f warp instructions executed, %.0f "
-		     "shared-memory bank conflicts\n",
-		pr.kernels, pr.warp_instructions, pr.bank_conflicts);
+	if (HAVE(PM_WAVES) && V(PM_WAVES) < 1)
+		return "grid"; /* fewer blocks than the GPU holds at once */
+	if (!HAVE(PM_OCC_THEORETICAL) || V(PM_OCC_THEORETICAL) >= 99.9)
+		return "none";
+	static const struct {
+		enum pm_metric m;
+		const char *name;
+	} limits[] = {{PM_LIMIT_REGISTERS, "registers"},
+		      {PM_LIMIT_SHARED, "shared_memory"},
+		      {PM_LIMIT_WARPS, "block_size"},
+		      {PM_LIMIT_BLOCKS, "blocks_per_sm"}};
+	const char *name = "none";
+	double least = INFINITY;
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (HAVE(limits[i].m) && V(limits[i].m) < least)
+			least = V(limits[i].m), name = limits[i].name;
+	return name;
 }
 
-int explain_lab(const struct grade_opts *o, FILE *out, char *err,
-		size_t errlen)
+/* Floating-point operations, FMA counted as two (as ncu's roofline does). */
+static double flops(const struct profile_result *pr, int fp64)
+{
+	if (fp64)
+		return 2 * V(PM_DFMA) + V(PM_DADD) + V(PM_DMUL);
+	return 2 * (V(PM_FFMA) + V(PM_HFMA)) + V(PM_FADD) + V(PM_FMUL) +
+	       V(PM_HADD) + V(PM_HMUL);
+}
+
+/* Print what ncu measured for one step and add it to facts; returns 1 and
+ * fills pt when the step has a place on the roofline. */
+static int print_counters(FILE *out, const struct profile_result *pr,
+			  double copy_gbps, json_t *facts,
+			  struct roofline_point *pt)
+{
+	double n = pr->elements;
+	fprintf(out, "  counters  Nsight Compute on the timed-size case (n = "
+		     "%.0f), %d kernel launch(es)%s%s, SM clock %.2f GHz as "
+		     "found\n",
+		n, pr->kernels, pr->kernels > 1 ? ", longest " : "",
+		pr->kernels > 1 ? pr->longest : "", V(PM_SM_HZ) / 1e9);
+	double dram = V(PM_DRAM_READ) + V(PM_DRAM_WRITE);
+	double secs = V(PM_DURATION);
+	if (HAVE(PM_DRAM_PCT)) {
+		json_object_set_new(facts, "dram_pct", json_real(V(PM_DRAM_PCT)));
+		fprintf(out, "    DRAM          %.1f %% of its peak throughput",
+			V(PM_DRAM_PCT));
+		if (HAVE(PM_DRAM_READ) && HAVE(PM_DRAM_WRITE) && n > 0) {
+			json_object_set_new(facts, "dram_bytes_per_element",
+					    json_real(dram / n));
+			fprintf(out, "; %.1f MB moved = %.2f B per element",
+				dram / 1e6, dram / n);
+		}
+		if (HAVE(PM_DURATION) && secs > 0 && copy_gbps > 0)
+			fprintf(out, "; %.0f GB/s in %.1f us = %.0f %% of the "
+				     "measured copy bandwidth",
+				dram / secs / 1e9, secs * 1e6,
+				100 * dram / secs / 1e9 / copy_gbps);
+		fputc('\n', out);
+	} else {
+		fprintf(out, "    DRAM          %s\n", not_measured);
+	}
+
+	const char *limiter = occupancy_limiter(pr);
+	if (HAVE(PM_OCC_ACHIEVED)) {
+		json_object_set_new(facts, "occupancy_pct", json_real(V(PM_OCC_ACHIEVED)));
+		json_object_set_new(facts, "occupancy_limiter", json_string(limiter));
+		if (HAVE(PM_OCC_THEORETICAL))
+			json_object_set_new(facts, "theoretical_occupancy_pct",
+					    json_real(V(PM_OCC_THEORETICAL)));
+		if (HAVE(PM_WAVES))
+			json_object_set_new(facts, "waves", json_real(V(PM_WAVES)));
+		fprintf(out, "    occupancy     %.1f %% achieved, %.0f %% allowed "
+			     "by the launch; limited by: %s (blocks/SM allowed "
+			     "by registers %.0f, shared memory %.0f, block "
+			     "size %.0f, block slots %.0f); %.0f registers/"
+			     "thread, %.0f-thread blocks, %.2f waves\n",
+			V(PM_OCC_ACHIEVED), V(PM_OCC_THEORETICAL), limiter,
+			V(PM_LIMIT_REGISTERS), V(PM_LIMIT_SHARED),
+			V(PM_LIMIT_WARPS), V(PM_LIMIT_BLOCKS), V(PM_REGISTERS),
+			V(PM_BLOCK_SIZE), V(PM_WAVES));
+	} else {
+		fprintf(out, "    occupancy     %s\n", not_measured);
+	}
+
+	static const struct {
+		const char *label, *fact;
+		enum pm_metric sectors, requests;
+	} traffic[] = {{"global loads ", "load_sectors_per_request",
+			PM_LD_SECTORS, PM_LD_REQUESTS},
+		       {"global stores", "store_sectors_per_request",
+			PM_ST_SECTORS, PM_ST_REQUESTS}};
+	for (size_t i = 0; i < 2; i++) {
+		enum pm_metric s = traffic[i].sectors, r = traffic[i].requests;
+		if (!HAVE(s) || !HAVE(r)) {
+			fprintf(out, "    %s %s\n", traffic[i].label, not_measured);
+		} else if (V(r) == 0) {
+			fprintf(out, "    %s none\n", traffic[i].label);
+		} else {
+			double per = V(s) / V(r);
+			json_object_set_new(facts, traffic[i].fact, json_real(per));
+			fprintf(out, "    %s %.2f sectors of 32 B per warp request "
+				     "(%.0f requests)\n",
+				traffic[i].label, per, V(r));
+		}
+	}
+
+	if (HAVE(PM_WARP_INST) && n > 0) {
+		double per = V(PM_WARP_INST) * 32 / n;
+		json_object_set_new(facts, "inst_per_element", json_real(per));
+		fprintf(out, "    instructions  %.2f per element (%.0f warp "
+			     "instructions x 32 / n)\n", per, V(PM_WARP_INST));
+	} else {
+		fprintf(out, "    instructions  %s\n",
+			n > 0 ? not_measured : "not measured (the harness "
+					       "reported no element count)");
+	}
+	if (HAVE(PM_CONFLICTS_LD) && HAVE(PM_CONFLICTS_ST) && n > 0) {
+		double c = V(PM_CONFLICTS_LD) + V(PM_CONFLICTS_ST);
+		json_object_set_new(facts, "bank_conflicts_per_element",
+				    json_real(c / n));
+		fprintf(out, "    shared memory %.0f bank conflicts (loads %.0f, "
+			     "stores %.0f) = %.3f per element\n",
+			c, V(PM_CONFLICTS_LD), V(PM_CONFLICTS_ST), c / n);
+	} else {
+		fprintf(out, "    shared memory %s\n", not_measured);
+	}
+	if (HAVE(PM_L1_HIT) && HAVE(PM_L2_HIT)) {
+		json_object_set_new(facts, "l1_hit_pct", json_real(V(PM_L1_HIT)));
+		json_object_set_new(facts, "l2_hit_pct", json_real(V(PM_L2_HIT)));
+		fprintf(out, "    caches        L1 hit %.1f %%, L2 hit %.1f %% "
+			     "of sectors\n", V(PM_L1_HIT), V(PM_L2_HIT));
+	} else {
+		fprintf(out, "    caches        %s\n", not_measured);
+	}
+
+	/* stall reasons as shares of the stalled warp-cycles ("selected" is
+	 * the cycle a warp issues: not a stall) */
+	double total = 0;
+	int order[PM_NSTALLS], nstall = 0;
+	for (int i = 0; i < PM_NSTALLS; i++)
+		if (HAVE(PM_STALL_FIRST + i) && strcmp(pm_stall_reason(i), "selected"))
+			total += V(PM_STALL_FIRST + i), order[nstall++] = i;
+	if (total > 0) {
+		for (int a = 0; a < nstall; a++) /* by share, largest first */
+			for (int b = a + 1; b < nstall; b++)
+				if (V(PM_STALL_FIRST + order[b]) > V(PM_STALL_FIRST + order[a])) {
+					int t = order[a];
+					order[a] = order[b], order[b] = t;
+				}
+		fprintf(out, "    stalls        ");
+		for (int a = 0; a < nstall; a++) {
+			const char *r = pm_stall_reason(order[a]);
+			double pct = 100 * V(PM_STALL_FIRST + order[a]) / total;
+			char name[64];
+			snprintf(name, sizeof(name), "stall_%s_pct", r);
+			json_object_set_new(facts, name, json_real(pct));
+			if (a < 3)
+				fprintf(out, "%s%s %.0f %%", a ? ", " : "", r, pct);
+		}
+		json_object_set_new(facts, "top_stall",
+				    json_string(pm_stall_reason(order[0])));
+		fprintf(out, " of stalled warp-cycles\n");
+	} else {
+		fprintf(out, "    stalls        %s\n", not_measured);
+	}
+
+	double f32 = flops(pr, 0), f64 = flops(pr, 1);
+	int fp64 = f64 > f32;
+	double work = fp64 ? f64 : f32;
+	if (!HAVE(PM_FFMA) || !HAVE(PM_DFMA)) {
+		fprintf(out, "    work          %s\n", not_measured);
+		return 0;
+	}
+	if (work <= 0) {
+		fprintf(out, "    work          no floating-point operations: a "
+			     "data mover, whose ceiling is the copy bandwidth\n");
+		return 0;
+	}
+	fprintf(out, "    work          %.3g %s FLOP (FMA = 2)", work,
+		fp64 ? "FP64" : "FP32/16");
+	if (dram > 0) {
+		json_object_set_new(facts, "flops_per_byte", json_real(work / dram));
+		fprintf(out, " = %.3g FLOP per DRAM byte", work / dram);
+	}
+	fputc('\n', out);
+	if (dram <= 0 || secs <= 0)
+		return 0;
+	pt->flops_per_byte = work / dram;
+	pt->flops_per_s = work / secs;
+	return 1 + fp64; /* 2: against the FP64 ceiling */
+}
+
+/* text after a label, wrapped at 78 columns under the label's width */
+static void print_wrapped(FILE *out, const char *label, const char *text)
+{
+	const int indent = 12, width = 78;
+	int col = fprintf(out, "  %-*s", indent - 2, label);
+	const char *p = text;
+	while (*p) {
+		size_t len = strcspn(p, " ");
+		if (col > indent && col + 1 + (int)len > width) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		col += fprintf(out, "%.*s", (int)len, p);
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}
+
+/* The lab's advice rules that hold on facts, after them; see advice.h. */
+static void print_hints(FILE *out, const struct lab_manifest *lab,
+			json_t *facts)
+{
+	int shown = 0, unchecked = 0;
+	char needs[512] = "";
+	for (size_t i = 0; i < lab->nadvice; i++) {
+		const struct advice_spec *a = &lab->advice[i];
+		char missing[64];
+		enum advice_match m = advice_eval(a->when, facts, missing,
+						  sizeof(missing));
+		if (m == ADVICE_UNKNOWN) {
+			if (!strstr(needs, missing) &&
+			    strlen(needs) + strlen(missing) + 3 < sizeof(needs))
+				snprintf(needs + strlen(needs),
+					 sizeof(needs) - strlen(needs), "%s%s",
+					 *needs ? ", " : "", missing);
+			unchecked++;
+			continue;
+		}
+		if (m != ADVICE_TRUE)
+			continue;
+		const struct step_spec *see = a->see ? manifest_step(lab, a->see) : NULL;
+		struct strbuf text = STRBUF_INIT;
+		strbuf_addf(&text, "%s", a->hint);
+		if (see)
+			strbuf_addf(&text, " -> step %s, \"%s\", in labs/%s/README.md.",
+				    see->id, see->title, lab->name);
+		strbuf_addf(&text, " [because %s]", a->when);
+		print_wrapped(out, "hint", strbuf_str(&text));
+		strbuf_release(&text);
+		shown++;
+	}
+	if (!shown && !unchecked && lab->nadvice)
+		fprintf(out, "  hint      none of the lab's %zu hints applies\n",
+			lab->nadvice);
+	if (unchecked) {
+		char line[768];
+		snprintf(line, sizeof(line), "%d more not checked: they need %s, "
+			 "which were not measured", unchecked, needs);
+		print_wrapped(out, "hint", line);
+	}
+}
+
+static void print_roofline(FILE *out, const struct explain_opts *e,
+			   struct roofline *rl)
+{
+	fprintf(out, "\nroofline (Nsight Compute work and DRAM bytes, kernel "
+		     "duration under the profiler)\n");
+	roofline_text(rl, out, 64, 16);
+	if (e->plot) {
+		char err[512];
+		if (roofline_svg(rl, e->plot, err, sizeof(err)) < 0)
+			fprintf(out, "  plot not written: %s\n", err);
+		else
+			fprintf(out, "  plot written to %s\n", e->plot);
+	}
+}
+
+int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
+		FILE *out, char *err, size_t errlen)
 {
 	struct grade_opts b = *o;
 	b.build_only = 1;
@@ -153,9 +452,24 @@ int explain_lab(const struct grade_opts *o, FILE *out, char *err,
 		json_decref(events);
 		return rc;
 	}
+	char lab_dir[4096];
+	snprintf(lab_dir, sizeof(lab_dir), "%s/labs/%s", o->root, o->lab);
+	struct lab_manifest lab;
+	if (manifest_load(lab_dir, &lab, err, errlen) < 0) {
+		json_decref(events);
+		return -1;
+	}
 	json_t *begin = find(events, "run_begin", NULL);
 	json_t *device = find(events, "device", NULL);
+	int gpu = json_is_true(json_object_get(device, "available"));
+	double copy_gbps = json_number_value(json_object_get(device, "copy_gbps"));
 	const char *src_dir = event_str(begin, "source");
+	struct roofline rl = {.npeaks = 0};
+	snprintf(rl.title, sizeof(rl.title), "%s on %s", lab.name,
+		 event_str(device, "name"));
+	snprintf(rl.bandwidth_label, sizeof(rl.bandwidth_label),
+		 "measured copy");
+	rl.bandwidth = copy_gbps * 1e9;
 	int failed = 0;
 	size_t i;
 	json_t *step;
@@ -186,19 +500,59 @@ int explain_lab(const struct grade_opts *o, FILE *out, char *err,
 			failed = 1;
 			continue;
 		}
+		json_t *facts = json_object();
 		json_t *res = find(events, "resources", id);
 		json_t *ptx = find(events, "ptx", id);
 		if (res)
-			print_compiler(out, res);
+			print_compiler(out, res, facts);
 		if (ptx)
-			print_memory(out, ptx, source);
-		if (json_is_true(json_object_get(device, "available")))
-			print_counters(out, event_str(compile, "exe"),
-				       o->time_limit_s > 0 ? o->time_limit_s : 120);
-		else
+			print_memory(out, ptx, source, facts);
+		if (e->no_counters) {
+			fprintf(out, "  counters  not measured: --no-counters\n");
+		} else if (!gpu) {
 			fprintf(out, "  counters  not measured: no CUDA device "
 				     "(%s)\n", event_str(device, "reason"));
+		} else {
+			struct profile_result pr;
+			profile_step(event_str(compile, "exe"),
+				     o->time_limit_s > 0 ? o->time_limit_s : 120,
+				     PROFILE_EXPLAIN, &pr);
+			struct roofline_point pt = {.flops_per_byte = 0};
+			int placed = 0;
+			if (!pr.measured)
+				fprintf(out, "  counters  not measured: %s\n", pr.reason);
+			else
+				placed = print_counters(out, &pr, copy_gbps,
+							facts, &pt);
+			if (placed && rl.bandwidth > 0 &&
+			    rl.npoints < ROOFLINE_MAX_POINTS) {
+				snprintf(pt.label, sizeof(pt.label), "%s", id);
+				pt.peak = placed - 1;
+				rl.point[rl.npoints++] = pt;
+				if (!rl.npeaks && pr.have[PM_PEAK_FFMA] &&
+				    pr.have[PM_PEAK_DFMA] && pr.have[PM_SM_HZ]) {
+					double hz = pr.value[PM_SM_HZ];
+					rl.peak[0] = 2 * pr.value[PM_PEAK_FFMA] * hz;
+					rl.peak[1] = 2 * pr.value[PM_PEAK_DFMA] * hz;
+					snprintf(rl.peak_label[0], sizeof(rl.peak_label[0]),
+						 "FP32 FMA peak");
+					snprintf(rl.peak_label[1], sizeof(rl.peak_label[1]),
+						 "FP64 FMA peak");
+					rl.npeaks = 2;
+				}
+			}
+		}
+		print_hints(out, &lab, facts);
+		json_decref(facts);
 	}
+	if (rl.npoints > 0 && rl.npeaks > 0)
+		print_roofline(out, e, &rl);
+	else if (e->plot)
+		fprintf(out, "\nroofline: no plot: %s\n",
+			!gpu || e->no_counters
+				? "the counters were not measured"
+				: "no step did floating-point work that reached DRAM");
+	manifest_free(&lab);
 	json_decref(events);
 	return failed;
 }

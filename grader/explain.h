@@ -10,9 +10,20 @@
  *              from, printed with the line's text; identical instructions
  *              of one line (an unrolled loop) are counted, not repeated
  *   counters   with a GPU: Nsight Compute on the step's timed-size case
- *              (profiler.h: warp instructions executed, shared-memory bank
- *              conflicts); without one, or without ncu or permission to the
- *              counters: "not measured" and why — never an estimate
+ *              (profiler.h): DRAM throughput, occupancy and what limits
+ *              it, sectors per request, instructions and bank conflicts
+ *              per element, L1/L2 hit rates, the top stall reasons, the
+ *              floating-point work; without a GPU, ncu or permission to
+ *              the counters: "not measured" and why — never an estimate
+ *   hints      the lab's advice rules (advice.h) whose conditions hold on
+ *              those facts, after the facts, each naming the step that
+ *              teaches the fix; rules that need an unmeasured fact are
+ *              counted as unchecked
+ *   roofline   after the steps: each step with floating-point work placed
+ *              by arithmetic intensity (FLOP per DRAM byte) against the
+ *              measured copy bandwidth and the FP32/FP64 peaks at the SM
+ *              clock ncu saw, drawn in the terminal and, with --plot FILE,
+ *              as an SVG
  *
  * It builds the selected steps as `test --build-only` does (lint, cache);
  * only the counters need a GPU. explain_lab() prints to out and returns 0 when every
@@ -27,7 +38,12 @@
 
 #include "grade.h"
 
-int explain_lab(const struct grade_opts *o, FILE *out, char *err,
-		size_t errlen);
+struct explain_opts {
+	const char *plot;  /* an SVG roofline goes here; NULL: none */
+	int no_counters;   /* static views only: skip Nsight Compute */
+};
+
+int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
+		FILE *out, char *err, size_t errlen);
 
 #endif

@@ -32,7 +32,7 @@ static void profile_instructions(const char *exe, const char *step,
 				 event_sink sink, void *arg)
 {
 	struct profile_result pr;
-	profile_step(exe, limit, &pr);
+	profile_step(exe, limit, PROFILE_CHECKS, &pr);
 	json_t *ev = json_pack("{s:s, s:s, s:s, s:b}", "event", "profile",
 			       "step", step, "tool", "ncu", "measured",
 			       pr.measured);

@@ -33,13 +33,17 @@ static const char usage[] =
 	"  test LAB    build, check and time each step of LAB\n"
 	"  bench LAB   like test, with a longer, steadier measurement, a fresh\n"
 	"              copy-bandwidth ceiling, and the vendor library's figure\n"
-	"  explain LAB what each step's build says about its speed: registers,\n"
-	"              spills, shared memory, and every global load/store in the\n"
-	"              PTX with its width and source line (no GPU needed)\n"
+	"  explain LAB why each step is as fast as it is: registers, spills,\n"
+	"              shared memory and every global load/store of the PTX with\n"
+	"              its width and source line (no GPU needed); with a GPU,\n"
+	"              Nsight Compute's counters (DRAM, occupancy and its limit,\n"
+	"              sectors per request, stalls, ...), the lab's hints that\n"
+	"              apply, and a roofline\n"
 	"  list        the labs in workshop order, with your progress\n"
 	"  device      this machine's GPU and its measured copy bandwidth\n"
 	"\n"
-	"options of test and bench (explain takes --step, --src, --jobs):\n"
+	"options of test and bench (explain takes --step, --src, --jobs,\n"
+	"--time-limit and its own --plot FILE.svg, --no-counters):\n"
 	"  --step K        only step K (its number or id, e.g. 2 or v2)\n"
 	"  --src DIR       take the step files from DIR instead of labs/LAB\n"
 	"  --seed S        replay the inputs of an earlier run\n"
@@ -320,6 +324,7 @@ int main(int argc, char **argv)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o.jobs = ncpu > 0 ? (int)ncpu : 2;
 	int as_json = 0, verbose = 0, fresh = 0, no_save = 0;
+	struct explain_opts eo = {.plot = NULL};
 	int color = isatty(1) && !getenv("NO_COLOR");
 
 	for (; i < argc; i++) {
@@ -344,6 +349,13 @@ int main(int argc, char **argv)
 			o.build_only = 1;
 		} else if (!strcmp(a, "--no-save")) {
 			no_save = 1;
+		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--no-counters")) {
+			eo.no_counters = 1;
+		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--plot")) {
+			if (!v || !*v)
+				return usage_error("%s needs a file name", a);
+			eo.plot = v;
+			i++;
 		} else if (!strcmp(a, "--step") || !strcmp(a, "--src") ||
 			   !strcmp(a, "--seed") || !strcmp(a, "--time-limit") ||
 			   !strcmp(a, "--jobs")) {
@@ -408,7 +420,7 @@ int main(int argc, char **argv)
 		return usage_error("%s needs a lab name (see `list`)", cmd);
 
 	if (!strcmp(cmd, "explain")) {
-		int erc = explain_lab(&o, stdout, err, sizeof(err));
+		int erc = explain_lab(&o, &eo, stdout, err, sizeof(err));
 		if (erc < 0)
 			fprintf(stderr, "cudalab-grader: %s\n", err);
 		return erc == -2 ? 2 : erc < 0 ? 4 : erc;

@@ -1,16 +1,157 @@
 #include "profiler.h"
 #include "runner.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-#define METRIC "smsp__inst_executed.sum"
-#define CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared"
-#define METRICS METRIC "," CONFLICTS "_op_ld.sum," CONFLICTS "_op_st.sum"
+#define STALL(r) "smsp__average_warps_issue_stalled_" r "_per_issue_active.ratio"
+#define CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_"
+#define GLOBAL "l1tex__t_%s_pipe_lsu_mem_global_op_"
+#define SASS "smsp__sass_thread_inst_executed_op_"
 
-/* Split one CSV line of ncu's (every field quoted) into at most max fields,
- * in place. Returns the number of fields. */
+static const struct pm_info table[PM_COUNT] = {
+	[PM_DURATION] = {"gpu__time_duration.sum", PM_SUM},
+	[PM_DRAM_PCT] = {"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+			 PM_TIME_WEIGHTED},
+	[PM_DRAM_READ] = {"dram__bytes_read.sum", PM_SUM},
+	[PM_DRAM_WRITE] = {"dram__bytes_write.sum", PM_SUM},
+	[PM_OCC_ACHIEVED] = {"sm__warps_active.avg.pct_of_peak_sustained_active",
+			     PM_TIME_WEIGHTED},
+	[PM_OCC_THEORETICAL] = {"sm__maximum_warps_per_active_cycle_pct",
+				PM_LONGEST},
+	[PM_LIMIT_REGISTERS] = {"launch__occupancy_limit_registers", PM_LONGEST},
+	[PM_LIMIT_SHARED] = {"launch__occupancy_limit_shared_mem", PM_LONGEST},
+	[PM_LIMIT_BLOCKS] = {"launch__occupancy_limit_blocks", PM_LONGEST},
+	[PM_LIMIT_WARPS] = {"launch__occupancy_limit_warps", PM_LONGEST},
+	[PM_REGISTERS] = {"launch__registers_per_thread", PM_LONGEST},
+	[PM_BLOCK_SIZE] = {"launch__block_size", PM_LONGEST},
+	[PM_GRID_SIZE] = {"launch__grid_size", PM_LONGEST},
+	[PM_WAVES] = {"launch__waves_per_multiprocessor", PM_LONGEST},
+	[PM_WARP_INST] = {"smsp__inst_executed.sum", PM_SUM},
+	[PM_THREAD_INST] = {"smsp__thread_inst_executed.sum", PM_SUM},
+	[PM_LD_SECTORS] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", PM_SUM},
+	[PM_LD_REQUESTS] = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", PM_SUM},
+	[PM_ST_SECTORS] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", PM_SUM},
+	[PM_ST_REQUESTS] = {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", PM_SUM},
+	[PM_CONFLICTS_LD] = {CONFLICTS "ld.sum", PM_SUM},
+	[PM_CONFLICTS_ST] = {CONFLICTS "st.sum", PM_SUM},
+	[PM_L1_HIT] = {"l1tex__t_sector_hit_rate.pct", PM_TIME_WEIGHTED},
+	[PM_L2_HIT] = {"lts__t_sector_hit_rate.pct", PM_TIME_WEIGHTED},
+	[PM_FFMA] = {SASS "ffma_pred_on.sum", PM_SUM},
+	[PM_FADD] = {SASS "fadd_pred_on.sum", PM_SUM},
+	[PM_FMUL] = {SASS "fmul_pred_on.sum", PM_SUM},
+	[PM_DFMA] = {SASS "dfma_pred_on.sum", PM_SUM},
+	[PM_DADD] = {SASS "dadd_pred_on.sum", PM_SUM},
+	[PM_DMUL] = {SASS "dmul_pred_on.sum", PM_SUM},
+	[PM_HFMA] = {SASS "hfma_pred_on.sum", PM_SUM},
+	[PM_HADD] = {SASS "hadd_pred_on.sum", PM_SUM},
+	[PM_HMUL] = {SASS "hmul_pred_on.sum", PM_SUM},
+	[PM_PEAK_FFMA] = {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+			  PM_LONGEST},
+	[PM_PEAK_DFMA] = {"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+			  PM_LONGEST},
+	[PM_SM_HZ] = {"sm__cycles_elapsed.avg.per_second", PM_TIME_WEIGHTED},
+	[PM_DRAM_PEAK_BPC] = {"dram__bytes.sum.peak_sustained", PM_LONGEST},
+	[PM_DRAM_HZ] = {"dram__cycles_elapsed.avg.per_second", PM_TIME_WEIGHTED},
+	/* the reasons ncu's warp-state section lists, in its order */
+	[PM_STALL_FIRST + 0] = {STALL("barrier"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 1] = {STALL("branch_resolving"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 2] = {STALL("dispatch_stall"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 3] = {STALL("drain"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 4] = {STALL("gmma"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 5] = {STALL("imc_miss"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 6] = {STALL("lg_throttle"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 7] = {STALL("long_scoreboard"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 8] = {STALL("math_pipe_throttle"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 9] = {STALL("membar"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 10] = {STALL("mio_throttle"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 11] = {STALL("misc"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 12] = {STALL("no_instruction"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 13] = {STALL("not_selected"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 14] = {STALL("selected"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 15] = {STALL("short_scoreboard"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 16] = {STALL("sleeping"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 17] = {STALL("tex_throttle"), PM_TIME_WEIGHTED},
+	[PM_STALL_FIRST + 18] = {STALL("wait"), PM_TIME_WEIGHTED},
+};
+
+static const char *const stall_names[PM_NSTALLS] = {
+	"barrier", "branch_resolving", "dispatch_stall", "drain", "gmma",
+	"imc_miss", "lg_throttle", "long_scoreboard", "math_pipe_throttle",
+	"membar", "mio_throttle", "misc", "no_instruction", "not_selected",
+	"selected", "short_scoreboard", "sleeping", "tex_throttle", "wait"};
+
+const struct pm_info *pm_info(enum pm_metric m)
+{
+	return m < PM_COUNT ? &table[m] : NULL;
+}
+
+const char *pm_stall_reason(int i)
+{
+	return i >= 0 && i < PM_NSTALLS ? stall_names[i] : NULL;
+}
+
+static const enum pm_metric checks_set[] = {PM_WARP_INST, PM_CONFLICTS_LD,
+					    PM_CONFLICTS_ST};
+
+static enum pm_metric find_metric(const char *name)
+{
+	for (int m = 0; m < PM_COUNT; m++)
+		if (!strcmp(table[m].ncu_name, name))
+			return (enum pm_metric)m;
+	return PM_COUNT;
+}
+
+/* --- units ----------------------------------------------------------- */
+
+/* Scale of one side of a unit ("Mbyte", "usecond", "Ghz", "ns"). */
+static double unit_word_scale(const char *w, size_t len)
+{
+	static const struct {
+		const char *base;
+		double scale;
+	} bases[] = {{"second", 1}, {"s", 1}, {"hz", 1}, {"byte", 1},
+		     {"B", 1}, {"inst", 1}, {"sector", 1}, {"request", 1},
+		     {"cycle", 1}, {"warp", 1}, {"block", 1}, {"thread", 1}};
+	static const struct {
+		char c;
+		double scale;
+	} prefixes[] = {{'K', 1e3}, {'k', 1e3}, {'M', 1e6}, {'G', 1e9},
+			{'T', 1e12}, {'m', 1e-3}, {'u', 1e-6}, {'n', 1e-9}};
+	for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		size_t bl = strlen(bases[b].base);
+		if (len < bl || strncasecmp(w + len - bl, bases[b].base, bl))
+			continue;
+		if (len == bl)
+			return bases[b].scale;
+		if (len != bl + 1)
+			continue;
+		for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++)
+			if (w[0] == prefixes[p].c)
+				return prefixes[p].scale * bases[b].scale;
+	}
+	return 1;
+}
+
+double profile_unit_scale(const char *unit)
+{
+	if (!unit || !*unit)
+		return 1;
+	const char *slash = strchr(unit, '/');
+	size_t nlen = slash ? (size_t)(slash - unit) : strlen(unit);
+	double s = unit_word_scale(unit, nlen);
+	if (slash)
+		s /= unit_word_scale(slash + 1, strlen(slash + 1));
+	return s;
+}
+
+/* --- CSV ------------------------------------------------------------- */
+
+/* Split one CSV line of ncu's (every field quoted, "" inside a field is
+ * not used by ncu) into at most max fields, in place. */
 static int csv_fields(char *line, char **field, int max)
 {
 	int n = 0;
@@ -36,80 +177,296 @@ static int csv_fields(char *line, char **field, int max)
 	return n;
 }
 
-int profile_parse_csv(const char *csv, struct profile_result *out)
+/* "1,234.5" -> 1234.5; "n/a", "" or text -> 0 with *ok = 0. */
+static double parse_value(const char *text, int *ok)
 {
-	char *copy = strdup(csv);
-	int name_col = -1, value_col = -1, rows = 0;
-	out->warp_instructions = 0;
-	out->bank_conflicts = 0;
-	out->kernels = 0;
-	for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) {
-		if (line[0] != '"')
-			continue; /* ==PROF== lines and the program's output */
-		char *f[64];
-		int n = csv_fields(line, f, 64);
-		if (name_col < 0) {
-			for (int i = 0; i < n; i++) {
-				if (!strcmp(f[i], "Metric Name"))
-					name_col = i;
-				if (!strcmp(f[i], "Metric Value"))
-					value_col = i;
-			}
-			continue;
-		}
-		if (value_col < 0 || n <= value_col)
-			continue;
-		int inst = !strcmp(f[name_col], METRIC);
-		int conflicts = !strncmp(f[name_col], CONFLICTS, strlen(CONFLICTS));
-		if (!inst && !conflicts)
-			continue;
-		char digits[64];
-		size_t k = 0;
-		for (const char *c = f[value_col]; *c && k + 1 < sizeof(digits); c++)
-			if (*c != ',')
-				digits[k++] = *c;
-		digits[k] = '\0';
-		if (inst) {
-			out->warp_instructions += strtod(digits, NULL);
-			out->kernels++;
-			rows++;
-		} else {
-			out->bank_conflicts += strtod(digits, NULL);
-		}
-	}
-	free(copy);
-	return rows;
+	char digits[64];
+	size_t k = 0;
+	for (const char *c = text; *c && k + 1 < sizeof(digits); c++)
+		if (*c != ',')
+			digits[k++] = *c;
+	digits[k] = '\0';
+	char *end;
+	double v = strtod(digits, &end);
+	*ok = end != digits && *end == '\0';
+	return v;
 }
 
-void profile_step(const char *exe, double time_limit_s,
+struct launch {
+	char id[32];   /* ncu's launch ID ("" in a layout without one) */
+	char name[256];
+	double value[PM_COUNT];
+	unsigned char have[PM_COUNT];
+};
+
+struct launches {
+	struct launch *at;
+	int n, cap;
+};
+
+static struct launch *launch_new(struct launches *l, const char *name)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 8;
+		l->at = realloc(l->at, (size_t)l->cap * sizeof(*l->at));
+	}
+	struct launch *k = &l->at[l->n++];
+	memset(k, 0, sizeof(*k));
+	snprintf(k->name, sizeof(k->name), "%s", name ? name : "");
+	return k;
+}
+
+static void launch_set(struct launch *k, enum pm_metric m, const char *value,
+		       const char *unit)
+{
+	int ok;
+	double v = parse_value(value, &ok);
+	if (m >= PM_COUNT || !ok)
+		return;
+	k->value[m] = v * profile_unit_scale(unit);
+	k->have[m] = 1;
+}
+
+static int column(char **f, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(f[i], name))
+			return i;
+	return -1;
+}
+
+#define MAX_FIELDS 4096
+
+/* Details page: one row per (launch, metric). Rows of one launch share its
+ * ID (with no ID column, a new launch starts when a metric repeats). */
+static void parse_details(char **lines, int nlines, char **f, int hn,
+			  struct launches *out)
+{
+	int id_col = column(f, hn, "ID"), name_col = column(f, hn, "Metric Name"),
+	    unit_col = column(f, hn, "Metric Unit"),
+	    value_col = column(f, hn, "Metric Value"),
+	    kernel_col = column(f, hn, "Kernel Name");
+	struct launch *k = NULL;
+	char **g = malloc(MAX_FIELDS * sizeof(*g));
+	for (int i = 0; i < nlines; i++) {
+		int n = csv_fields(lines[i], g, MAX_FIELDS);
+		if (n <= value_col || n <= name_col)
+			continue;
+		enum pm_metric m = find_metric(g[name_col]);
+		if (id_col >= 0) {
+			k = NULL;
+			for (int j = 0; j < out->n && !k; j++)
+				if (!strcmp(out->at[j].id, g[id_col]))
+					k = &out->at[j];
+		} else if (k && m < PM_COUNT && k->have[m]) {
+			k = NULL;
+		}
+		if (!k) {
+			k = launch_new(out, kernel_col >= 0 ? g[kernel_col] : "");
+			snprintf(k->id, sizeof(k->id), "%s",
+				 id_col >= 0 ? g[id_col] : "");
+		}
+		launch_set(k, m, g[value_col], unit_col >= 0 ? g[unit_col] : "");
+	}
+	free(g);
+}
+
+/* Raw page: a header of metric names, a row of units, a row per launch. */
+static void parse_raw(char **lines, int nlines, char **f, int hn,
+		      struct launches *out)
+{
+	int kernel_col = column(f, hn, "Kernel Name");
+	enum pm_metric *col = malloc((size_t)(hn > 0 ? hn : 1) * sizeof(*col));
+	char **units = calloc((size_t)(hn > 0 ? hn : 1), sizeof(*units));
+	for (int c = 0; c < hn; c++)
+		col[c] = find_metric(f[c]);
+	char **g = malloc(MAX_FIELDS * sizeof(*g));
+	int first = 0;
+	if (nlines > 0) {
+		/* the units row has no kernel name; keep its fields */
+		int n = csv_fields(lines[0], g, MAX_FIELDS);
+		if (kernel_col < 0 || kernel_col >= n || !*g[kernel_col]) {
+			for (int c = 0; c < n && c < hn; c++)
+				units[c] = g[c];
+			first = 1;
+		}
+	}
+	char **v = malloc(MAX_FIELDS * sizeof(*v));
+	for (int i = first; i < nlines; i++) {
+		int n = csv_fields(lines[i], v, MAX_FIELDS);
+		if (n < 2)
+			continue;
+		struct launch *k = launch_new(
+			out, kernel_col >= 0 && kernel_col < n ? v[kernel_col] : "");
+		for (int c = 0; c < n && c < hn; c++)
+			if (col[c] < PM_COUNT)
+				launch_set(k, col[c], v[c], units[c] ? units[c] : "");
+	}
+	free(v);
+	free(g);
+	free(units);
+	free(col);
+}
+
+static void combine(const struct launches *l, struct profile_result *out)
+{
+	double weight[PM_COUNT] = {0};
+	int longest = 0;
+	for (int i = 1; i < l->n; i++)
+		if (l->at[i].value[PM_DURATION] > l->at[longest].value[PM_DURATION])
+			longest = i;
+	snprintf(out->longest, sizeof(out->longest), "%s", l->at[longest].name);
+	for (int i = 0; i < l->n; i++) {
+		const struct launch *k = &l->at[i];
+		double w = k->have[PM_DURATION] && k->value[PM_DURATION] > 0
+				   ? k->value[PM_DURATION]
+				   : 1;
+		for (int m = 0; m < PM_COUNT; m++) {
+			if (!k->have[m])
+				continue;
+			switch (table[m].combine) {
+			case PM_SUM:
+				out->value[m] += k->value[m];
+				out->have[m] = 1;
+				break;
+			case PM_TIME_WEIGHTED:
+				out->value[m] += w * k->value[m];
+				weight[m] += w;
+				out->have[m] = 1;
+				break;
+			case PM_LONGEST:
+				if (i == longest) {
+					out->value[m] = k->value[m];
+					out->have[m] = 1;
+				}
+				break;
+			}
+		}
+	}
+	for (int m = 0; m < PM_COUNT; m++)
+		if (table[m].combine == PM_TIME_WEIGHTED && weight[m] > 0)
+			out->value[m] /= weight[m];
+}
+
+int profile_parse_csv(const char *csv, struct profile_result *out)
+{
+	memset(out->value, 0, sizeof(out->value));
+	memset(out->have, 0, sizeof(out->have));
+	out->kernels = 0;
+	out->longest[0] = '\0';
+	out->warp_instructions = out->bank_conflicts = 0;
+
+	/* the quoted lines only: ==PROF== lines and the program's own
+	 * output are not CSV */
+	char *copy = strdup(csv);
+	int nlines = 0, cap = 64;
+	char **lines = malloc((size_t)cap * sizeof(*lines));
+	for (char *save, *line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, "\r")] = '\0';
+		if (line[0] != '"')
+			continue;
+		if (nlines == cap)
+			lines = realloc(lines, (size_t)(cap *= 2) * sizeof(*lines));
+		lines[nlines++] = line;
+	}
+	struct launches l = {0};
+	if (nlines > 0) {
+		char **f = malloc(MAX_FIELDS * sizeof(*f));
+		int hn = csv_fields(lines[0], f, MAX_FIELDS);
+		if (column(f, hn, "Metric Name") >= 0 &&
+		    column(f, hn, "Metric Value") >= 0)
+			parse_details(lines + 1, nlines - 1, f, hn, &l);
+		else
+			parse_raw(lines + 1, nlines - 1, f, hn, &l);
+		free(f);
+	}
+	/* a launch with no known metric (a stray quoted line) is not one */
+	int kept = 0;
+	for (int i = 0; i < l.n; i++) {
+		int any = 0;
+		for (int m = 0; m < PM_COUNT && !any; m++)
+			any = l.at[i].have[m];
+		if (any)
+			l.at[kept++] = l.at[i];
+	}
+	l.n = kept;
+	if (l.n > 0)
+		combine(&l, out);
+	out->kernels = l.n;
+	out->warp_instructions = out->value[PM_WARP_INST];
+	out->bank_conflicts = out->value[PM_CONFLICTS_LD] + out->value[PM_CONFLICTS_ST];
+	free(l.at);
+	free(lines);
+	free(copy);
+	return out->kernels;
+}
+
+/* The n of the last "case" event the harness wrote to its result fd. */
+static double case_elements(const char *events)
+{
+	double n = 0;
+	const char *p = events;
+	while (p && *p) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		json_t *ev = json_loadb(p, len, 0, NULL);
+		const char *kind = json_string_value(json_object_get(ev, "event"));
+		if (kind && !strcmp(kind, "case"))
+			n = json_number_value(json_object_get(ev, "n"));
+		json_decref(ev);
+		p = end ? end + 1 : NULL;
+	}
+	return n;
+}
+
+void profile_step(const char *exe, double time_limit_s, enum profile_set set,
 		  struct profile_result *out)
 {
 	memset(out, 0, sizeof(*out));
+	struct strbuf metrics = STRBUF_INIT;
+	if (set == PROFILE_CHECKS) {
+		for (size_t i = 0; i < sizeof(checks_set) / sizeof(checks_set[0]); i++)
+			strbuf_addf(&metrics, "%s%s", i ? "," : "",
+				    table[checks_set[i]].ncu_name);
+	} else {
+		for (int m = 0; m < PM_COUNT; m++)
+			strbuf_addf(&metrics, "%s%s", m ? "," : "",
+				    table[m].ncu_name);
+	}
 	const char *argv[] = {"ncu", "--clock-control", "none", "--csv",
-			      "--metrics", METRICS, "--kernel-name-base",
-			      "function", "--kernel-name", "regex:^(?!hx_)",
-			      exe, "--profile", "--result-fd", "3", NULL};
+			      "--metrics", strbuf_str(&metrics),
+			      "--kernel-name-base", "function", "--kernel-name",
+			      "regex:^(?!hx_)", exe, "--profile",
+			      "--result-fd", "3", NULL};
 	struct child c = CHILD_INIT;
 	c.argv = argv;
 	c.result_fd = 3;
-	c.out_limit = 4 << 20;
+	c.out_limit = 8 << 20;
 	c.wall_limit_s = time_limit_s;
 	char how[160];
+	const char *text;
 	if (child_run(&c) < 0) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "ncu not found on PATH (Nsight Compute)");
-	} else if (strstr(strbuf_str(&c.out), "ERR_NVGPUCTRPERM")) {
+	} else if (strstr((text = strbuf_str(&c.out)), "ERR_NVGPUCTRPERM")) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "no permission to the GPU's performance counters "
 			 "(ERR_NVGPUCTRPERM)");
 	} else if (!c.exited || c.exit_code != 0) {
-		snprintf(out->reason, sizeof(out->reason), "ncu %s",
-			 child_describe_end(&c, how, sizeof(how)));
-	} else if (profile_parse_csv(strbuf_str(&c.out), out) == 0) {
+		const char *e = strstr(text, "==ERROR==");
+		snprintf(out->reason, sizeof(out->reason), "ncu %s%s%.*s",
+			 child_describe_end(&c, how, sizeof(how)),
+			 e ? ": " : "", e ? (int)strcspn(e, "\n") : 0, e ? e : "");
+	} else if (profile_parse_csv(text, out) == 0) {
+		const char *e = strstr(text, "==ERROR==");
 		snprintf(out->reason, sizeof(out->reason),
-			 "ncu profiled no kernel of the step");
+			 "ncu profiled no kernel of the step%s%.*s",
+			 e ? ": " : "", e ? (int)strcspn(e, "\n") : 0, e ? e : "");
 	} else {
 		out->measured = 1;
+		out->elements = case_elements(strbuf_str(&c.result));
 	}
 	child_release(&c);
+	strbuf_release(&metrics);
 }

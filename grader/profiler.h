@@ -2,37 +2,116 @@
  * profiler — hardware counters for a step, through Nsight Compute (ncu).
  *
  * profile_step() runs the step executable once under
- *   ncu --clock-control none --csv --metrics smsp__inst_executed.sum,
- *       l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum
+ *   ncu --clock-control none --csv --metrics <set>
  * restricted to the student's kernels (the harness's own kernels are named
  * hx_* and excluded) and to the timed-size case (the harness's --profile
  * mode: that case only, no timing). It never changes clocks: the card is
- * measured as it is found.
+ * measured as it is found, and the SM clock ncu saw is reported with the
+ * figures.
  *
- * The result says measured = 1 with the summed warp-level instruction count,
- * the shared-memory bank conflicts (loads + stores) and the kernels
- * profiled, or measured = 0 with the reason ("ncu not found
- * on PATH", "no permission to the GPU's performance counters", ...). A
- * figure that was not measured is never estimated.
+ * Two metric sets: PROFILE_CHECKS is what the labs' checks need (warp
+ * instructions, shared-memory bank conflicts: a few replay passes, used by
+ * bench); PROFILE_EXPLAIN is everything `explain` reports (the pm_metric
+ * table below: DRAM throughput, occupancy and its limits, sectors and
+ * requests, hit rates, the stall reasons, floating-point operations and the
+ * device's peaks for the roofline).
+ *
+ * The result says measured = 1 with one value per metric summed or
+ * averaged over the kernel launches, or measured = 0 with the reason ("ncu
+ * not found on PATH", "no permission to the GPU's performance counters",
+ * ...). A metric ncu did not report (an older ncu, a GPU without it: "n/a"
+ * in its CSV) has have[m] = 0 and is shown as not measured; a figure that
+ * was not measured is never estimated.
+ *
+ * The CSV parser reads both of ncu's layouts: the details page (one row per
+ * kernel and metric, columns "Metric Name", "Metric Unit", "Metric Value";
+ * older versions lack some identifying columns) and the raw page (one row
+ * per kernel, one column per metric, a row of units under the header).
+ * Values lose their thousands separators and are scaled to base units
+ * ("Mbyte" -> bytes, "usecond" or "ns" -> seconds, "Ghz" or
+ * "cycle/nsecond" -> Hz), since ncu auto-scales units in some versions.
  */
 #ifndef CUDALAB_PROFILER_H
 #define CUDALAB_PROFILER_H
 
+/* How launches combine into one figure: summed (counts), weighted by each
+ * launch's duration (rates, percentages), or taken from the longest launch
+ * (its launch configuration and the device's peaks). */
+enum pm_combine { PM_SUM, PM_TIME_WEIGHTED, PM_LONGEST };
+
+enum pm_metric {
+	PM_DURATION,         /* s, gpu__time_duration */
+	PM_DRAM_PCT,         /* % of peak DRAM throughput */
+	PM_DRAM_READ,        /* bytes */
+	PM_DRAM_WRITE,       /* bytes */
+	PM_OCC_ACHIEVED,     /* % of the SM's warp slots, while active */
+	PM_OCC_THEORETICAL,  /* % */
+	PM_LIMIT_REGISTERS,  /* blocks per SM the registers allow */
+	PM_LIMIT_SHARED,     /* ... shared memory allows */
+	PM_LIMIT_BLOCKS,     /* ... the SM's block slots allow */
+	PM_LIMIT_WARPS,      /* ... the SM's warp slots allow (block size) */
+	PM_REGISTERS,        /* per thread, as allocated */
+	PM_BLOCK_SIZE,
+	PM_GRID_SIZE,
+	PM_WAVES,
+	PM_WARP_INST,        /* warp-level instructions executed */
+	PM_THREAD_INST,
+	PM_LD_SECTORS,       /* global loads: 32-byte sectors */
+	PM_LD_REQUESTS,      /* global loads: warp-level requests */
+	PM_ST_SECTORS,
+	PM_ST_REQUESTS,
+	PM_CONFLICTS_LD,     /* shared-memory bank conflicts */
+	PM_CONFLICTS_ST,
+	PM_L1_HIT,           /* % of L1 sector lookups that hit */
+	PM_L2_HIT,           /* % */
+	PM_FFMA, PM_FADD, PM_FMUL, /* thread instructions executed */
+	PM_DFMA, PM_DADD, PM_DMUL,
+	PM_HFMA, PM_HADD, PM_HMUL,
+	PM_PEAK_FFMA,        /* FFMA per cycle, whole GPU */
+	PM_PEAK_DFMA,
+	PM_SM_HZ,            /* SM clock while the kernel ran */
+	PM_DRAM_PEAK_BPC,    /* DRAM bytes per DRAM cycle, peak */
+	PM_DRAM_HZ,
+	PM_STALL_FIRST,      /* warps stalled per issue, one per reason */
+	PM_COUNT = PM_STALL_FIRST + 19
+};
+
+struct pm_info {
+	const char *ncu_name;
+	enum pm_combine combine;
+};
+
+/* The ncu metric behind m. */
+const struct pm_info *pm_info(enum pm_metric m);
+/* The stall reason of PM_STALL_FIRST + i ("long_scoreboard"), i < 19. */
+const char *pm_stall_reason(int i);
+#define PM_NSTALLS 19
+
+enum profile_set { PROFILE_CHECKS, PROFILE_EXPLAIN };
+
 struct profile_result {
 	int measured;
 	char reason[256];
-	double warp_instructions; /* smsp__inst_executed.sum over kernels */
-	double bank_conflicts;    /* shared loads + stores, over kernels */
 	int kernels;              /* kernel launches profiled */
+	char longest[256];        /* the longest launch's kernel name */
+	double value[PM_COUNT];   /* base units, combined over launches */
+	unsigned char have[PM_COUNT];
+	double elements;          /* the profiled case's n; 0 if unknown */
+	/* shorthands kept for the checks */
+	double warp_instructions; /* value[PM_WARP_INST] */
+	double bank_conflicts;    /* loads + stores */
 };
 
-void profile_step(const char *exe, double time_limit_s,
+void profile_step(const char *exe, double time_limit_s, enum profile_set set,
 		  struct profile_result *out);
 
 /*
- * Parse ncu's --csv output (exposed for tests). Returns the number of
- * metric rows summed into out (0 when none were found).
+ * Parse ncu's --csv output (either page; exposed for tests) into out.
+ * Returns the number of kernel launches found (0 when none).
  */
 int profile_parse_csv(const char *csv, struct profile_result *out);
+
+/* Multiplier from unit (as ncu prints it) to base units; 1 if plain. */
+double profile_unit_scale(const char *unit);
 
 #endif

@@ -200,11 +200,38 @@ def explain(t, state):
              and "y[i] = alpha * x[i] + y[i];" in o
              and "not measured: no CUDA device" in o
              and "registers" in o, "rc=%d\n%s\n%s" % (rc, o, e[-500:]))
+    hints = [l for l in o.splitlines() if l.startswith("  hint")]
+    t.record("cli: explain saxpy v1: the lab's hints that hold on the static "
+             "facts, after the facts, naming the step that fixes them",
+             len(hints) == 3 and o.index("  counters") < o.index("  hint")
+             and "step v3" in o and "step v5" in o
+             and "[because nc_loads == 0]" in o
+             and "[because load_bytes" in o.replace("\n", " ")
+             and "3 more not checked: they need inst_per_element, waves,"
+             in o, o)
     rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "v5", "--src",
                              os.path.join(sol, "saxpy")], env=env)
-    t.record("cli: explain saxpy v5: 16-byte loads on the read-only path",
+    t.record("cli: explain saxpy v5: 16-byte loads on the read-only path, "
+             "and neither the float4 nor the __restrict__ hint",
              rc == 0 and re.search(r"load +16 B read-only path", o)
-             and "widest 16 B" in o, o)
+             and "widest 16 B" in o and "step v5" not in o
+             and "step v3" not in o, o)
+    svg = os.path.join(state, "roof.svg")
+    rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1", "--plot", svg],
+                      env=env)
+    t.record("cli: explain --plot without counters: no roofline, says why, "
+             "writes no file",
+             rc == 0 and "roofline: no plot: the counters were not measured"
+             in o and not os.path.exists(svg), o + e)
+    rc, o, e = hu.run([hu.GRADER, "--root", hu.ROOT, "explain", "saxpy", "--plot"],
+                      env=env)
+    t.record("cli: explain --plot with no file: exit 2",
+             rc == 2 and "--plot needs a file name" in e, "rc=%d %s" % (rc, e))
+    rc, o, e = hu.run([hu.GRADER, "--root", hu.ROOT, "test", "saxpy",
+                       "--no-counters"], env=env)
+    t.record("cli: --no-counters belongs to explain only: test rejects it",
+             rc == 2 and "unknown option --no-counters" in e,
+             "rc=%d %s" % (rc, e))
     rc, o, e = hu.run(RUN + ["explain", "prefetch", "--step", "v6", "--src",
                              os.path.join(sol, "prefetch")], env=env)
     t.record("cli: explain prefetch v6: the asynchronous copies, attributed "

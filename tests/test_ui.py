@@ -356,6 +356,16 @@ def live_no_gpu(t):
                  "dashboard, NOT GRADED without a GPU",
                  "no CUDA device" in s and "NOT GRADED: 0 passed" in s
                  and "Labs" in s, s)
+        p.keys("e")
+        s = p.wait_for("press Enter to return", timeout=120)
+        t.record("ui: e explains the selected step in the terminal (its "
+                 "build, and why the counters were not measured)",
+                 "saxpy_v1.cu:8" in s and "compiler" in s
+                 and "counters  not measured: no CUDA device" in s, s)
+        p.keys("Enter")
+        s = p.wait_for("NOT GRADED: 0 passed")
+        t.record("ui: Enter returns from explain to the dashboard",
+                 "Labs" in s and "press Enter" not in s, s)
         p.keys("q")
         s = p.wait_for("EXIT=")
         t.record("ui: and `run.py test` still exits 3 (not graded)",
@@ -466,8 +476,18 @@ def sweep_view(t):
              r.stdout)
 
 
+def explain_key_in_replay(t):
+    r = subprocess.run([UI, "--replay", os.path.join(FIX, "pass.jsonl"),
+                        "--dump", "24x100", "--keys", "e"],
+                       stdout=subprocess.PIPE, text=True)
+    t.record("ui: e in a replay says how to explain instead (no grader)",
+             "explain needs the grader: `python3 run.py explain saxpy "
+             "--step K`" in r.stdout, r.stdout)
+
+
 def run(t):
     sweep_view(t)
+    explain_key_in_replay(t)
     if not shutil.which("tmux"):
         t.skip("ui suite", "tmux is not installed")
         return

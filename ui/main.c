@@ -8,7 +8,8 @@
  *   cudalab-ui --grader PATH --root DIR --lab LAB [--lab LAB2 ...]
  *              [--step K] [--bench] [-- GRADER_OPTIONS]
  *                                          run the grader itself, live;
- *                                          r/R rerun, ←/→ switch lab
+ *                                          r/R rerun, ←/→ switch lab,
+ *                                          e explain the selected step
  *   options: --labs FILE (the `list --json` of the workshop), --history FILE
  *            (history.jsonl), --ascii, --no-color, --dump ROWSxCOLS (render
  *            the whole replay once, as text, with no terminal)
@@ -29,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define MAX_ARGS 64
 
@@ -60,7 +63,7 @@ static const char usage[] =
 	"         --keys K1,K2,... (with --dump: keys to press first, e.g.\n"
 	"                           j,Enter,PgDn,Esc,?)\n"
 	"keys: arrows/jk move, Enter details, Esc back, r rerun step, R rerun\n"
-	"      lab, left/right switch lab, ? help, q quit\n";
+	"      lab, e explain step, left/right switch lab, ? help, q quit\n";
 
 struct options {
 	const char *replay, *gradebook, *grader, *root, *labs_file, *history, *step, *keys;
@@ -174,6 +177,63 @@ static int spawn(struct event_source *src, const struct options *o,
 		return -1;
 	}
 	s->run_active = 1;
+	return 0;
+}
+
+/*
+ * `explain` on one step, in the terminal the dashboard leaves for it (as
+ * tig runs an external command): the grader's text output scrolls by as
+ * Nsight Compute works, then Enter returns to the dashboard. The step files
+ * come from the run's --src, when it had one.
+ */
+static int explain_step(const struct options *o, const char *lab,
+			const char *step, int *unicode)
+{
+	const char *argv[16];
+	int k = 0;
+	argv[k++] = o->grader;
+	argv[k++] = "--root";
+	argv[k++] = o->root;
+	argv[k++] = "explain";
+	argv[k++] = lab;
+	argv[k++] = "--step";
+	argv[k++] = step;
+	for (int i = 0; i + 1 < o->nextra; i++)
+		if (!strcmp(o->extra[i], "--src")) {
+			argv[k++] = "--src";
+			argv[k++] = o->extra[i + 1];
+		}
+	argv[k] = NULL;
+	term_stop();
+	printf("explain %s %s (Nsight Compute takes a few seconds per step)\n",
+	       lab, step);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "cudalab-ui: %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int status = 0;
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	printf("\n-- press Enter to return to the dashboard --");
+	fflush(stdout);
+	FILE *tty = fopen("/dev/tty", "r");
+	if (tty) {
+		int ch;
+		while ((ch = fgetc(tty)) != EOF && ch != '\n')
+			;
+		fclose(tty);
+	}
+	char err[256];
+	if (term_start(!o->no_color && !getenv("NO_COLOR"), unicode, err,
+		       sizeof(err)) < 0) {
+		fprintf(stderr, "cudalab-ui: %s\n", err);
+		return -1;
+	}
 	return 0;
 }
 
@@ -356,6 +416,7 @@ int main(int argc, char **argv)
 
 	struct render_opts ro = {unicode && !o.ascii};
 	int next_lab = 0, history_loaded = 0, last_status = 0;
+	s.can_explain = o.grader && o.root;
 	if (!o.replay) {
 		s.can_rerun = 1;
 		spawn(&src, &o, o.labs[next_lab++], o.step, &s);
@@ -397,6 +458,12 @@ int main(int argc, char **argv)
 				break;
 			case ACT_RERUN_LAB:
 				spawn(&src, &o, s.lab, NULL, &s);
+				break;
+			case ACT_EXPLAIN:
+				if (explain_step(&o, s.lab, ui_state_selected(&s)->id,
+						 &unicode) < 0)
+					quit = 1;
+				c = refit_canvas(c);
 				break;
 			case ACT_PREV_LAB:
 			case ACT_NEXT_LAB:

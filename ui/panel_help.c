@@ -12,6 +12,8 @@ void panel_help(struct canvas *c, int top, int bottom)
 		"  PgUp PgDn     scroll the details",
 		"  r             rerun the selected step",
 		"  R             rerun the whole lab",
+		"  e             explain the selected step: its build, its",
+		"                counters (Nsight Compute), the lab's hints",
 		"  ?             this help",
 		"  q             quit (the terminal is restored)",
 		"",

@@ -151,7 +151,7 @@ static void status_bar(const struct ui_state *s, struct canvas *c)
 			? "↑↓ scroll  PgUp/PgDn  Esc back  r rerun step  ? help  q quit"
 		: s->view == VIEW_HELP
 			? "any key: back  q quit"
-			: "↑↓/jk move  Enter details  r rerun step  R rerun lab  ? help  q quit";
+			: "↑↓/jk move  Enter details  r rerun step  R rerun lab  e explain  ? help  q quit";
 	canvas_text(c, row, 1, keys, ST_SELECTED, c->cols - 2);
 }
 

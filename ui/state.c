@@ -392,6 +392,19 @@ enum ui_action ui_state_key(struct ui_state *s, int key)
 			return ACT_NONE;
 		}
 		return key == UK_LEFT ? ACT_PREV_LAB : ACT_NEXT_LAB;
+	case 'e':
+		if (!s->can_explain) {
+			snprintf(s->notice, sizeof(s->notice),
+				 "explain needs the grader: `python3 run.py "
+				 "explain %s --step K`", s->lab);
+			return ACT_NONE;
+		}
+		if (s->run_active) {
+			snprintf(s->notice, sizeof(s->notice),
+				 "a run is in progress: wait for it to finish");
+			return ACT_NONE;
+		}
+		return ui_state_selected(s) ? ACT_EXPLAIN : ACT_NONE;
 	case 'r':
 	case 'R':
 		if (!s->can_rerun) {

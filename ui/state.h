@@ -76,6 +76,7 @@ enum ui_action {
 	ACT_RERUN_LAB,
 	ACT_PREV_LAB,
 	ACT_NEXT_LAB,
+	ACT_EXPLAIN,   /* run `explain` on the selected step */
 };
 
 struct ui_state {
@@ -110,6 +111,7 @@ struct ui_state {
 	int selected;
 	int scroll;
 	int can_rerun;
+	int can_explain; /* the grader is known (live mode, or given) */
 	char notice[160];
 };
 

@@ -187,6 +187,41 @@ int main(void)
 	      "a sweep is read: the macro and its values in order (%s)", err);
 	manifest_free(&m);
 
+	/* "advice": rules whose conditions are checked at load */
+	static const struct {
+		const char *json, *field, *reason;
+	} bad_advice[] = {
+		{"{}", "advice", "array of 1 to 64"},
+		{"[]", "advice", "array of 1 to 64"},
+		{"[7]", "advice[0]", "must be an object"},
+		{"[{\"hint\":\"h\"}]", "advice[0].when", "missing"},
+		{"[{\"when\":\"load_bytes < 16\"}]", "advice[0].hint", "missing"},
+		{"[{\"when\":\"lod_bytes < 16\",\"hint\":\"h\"}]", "advice[0]",
+		 "unknown fact \"lod_bytes\""},
+		{"[{\"when\":\"top_stall > 2\",\"hint\":\"h\"}]", "advice[0]",
+		 "is a word"},
+		{"[{\"when\":\"load_bytes < 16\",\"hint\":\"h\",\"see\":\"v9\"}]",
+		 "advice[0]", "no step \"v9\""},
+		{"[{\"when\":\"load_bytes < 16\",\"hint\":\"h\",\"why\":\"x\"}]",
+		 "advice[0].why", "unknown field"},
+	};
+	for (size_t k = 0; k < sizeof(bad_advice) / sizeof(bad_advice[0]); k++) {
+		char extra[256];
+		snprintf(extra, sizeof(extra), ",\"advice\":%s", bad_advice[k].json);
+		manifest_with(body, sizeof(body), "demo", extra, good_step);
+		expect_error(body, bad_advice[k].field, bad_advice[k].reason);
+	}
+	manifest_with(body, sizeof(body), "demo",
+		      ",\"advice\":[{\"when\":\"load_bytes < 16 and dram_pct < 80\","
+		      "\"hint\":\"wider\",\"see\":\"v1\"},{\"when\":\"waves > 1\","
+		      "\"hint\":\"persist\"}]",
+		      good_step);
+	CHECK(load(body, &m, err, sizeof(err)) == 0 && m.nadvice == 2 &&
+		      !strcmp(m.advice[0].see, "v1") && !m.advice[1].see &&
+		      !strcmp(m.advice[1].hint, "persist"),
+	      "advice is read in order, \"see\" optional (%s)", err);
+	manifest_free(&m);
+
 	CHECK(manifest_load("/nonexistent/lab", &m, err, sizeof(err)) == -1 &&
 		      strstr(err, "/nonexistent/lab/lab.json"),
 	      "a missing lab.json names its path (%s)", err);
@@ -194,7 +229,8 @@ int main(void)
 	/* The shipped labs must load. */
 	CHECK(manifest_load("labs/saxpy", &m, err, sizeof(err)) == 0,
 	      "labs/saxpy/lab.json loads (%s)", err);
-	CHECK(m.nsteps == 5 && m.vendor_source, "saxpy has 5 steps and a vendor");
+	CHECK(m.nsteps == 5 && m.vendor_source && m.nadvice >= 4,
+	      "saxpy has 5 steps, a vendor and its hints");
 	manifest_free(&m);
 
 	char cmd[600];

@@ -1,38 +1,180 @@
-/* profiler: reading ncu's CSV. */
+/*
+ * profiler: reading ncu's CSV — the layouts of several versions (recorded
+ * on the H100 with ncu 2025.3, and an older release's layout constructed
+ * from the same figures: tests/fixtures/ncu), scaled units, metrics ncu
+ * could not collect, errors, and how launches combine.
+ */
 #include "check.h"
 #include "profiler.h"
+#include "strbuf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct strbuf text;
+
+static const char *fixture(const char *name)
+{
+	char path[1024];
+	const char *root = getenv("CUDALAB_ROOT");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/ncu/%s",
+		 root ? root : ".", name);
+	strbuf_release(&text);
+	if (strbuf_read_file(&text, path) < 0) {
+		printf("# cannot read %s\n", path);
+		return "";
+	}
+	return text.buf;
+}
+
+static int near(double a, double b, double rel)
+{
+	return fabs(a - b) <= rel * fabs(b);
+}
+
+/* The H100 saxpy v1 figures, whichever layout they came in. Counts are
+ * exact; timed figures within tol (the raw page is another ncu run). */
+static void saxpy_v1_figures(const struct profile_result *r, const char *layout,
+			     double tol)
+{
+	CHECK(r->kernels == 1 && strstr(r->longest, "saxpy_naive"),
+	      "%s: one launch, saxpy_naive (%d, %s)", layout, r->kernels,
+	      r->longest);
+	CHECK(r->have[PM_DRAM_READ] && near(r->value[PM_DRAM_READ], 536903424, tol),
+	      "%s: DRAM bytes read in bytes (%.0f)", layout, r->value[PM_DRAM_READ]);
+	CHECK(r->have[PM_DURATION] && near(r->value[PM_DURATION], 288.576e-6, tol),
+	      "%s: duration in seconds (%g)", layout, r->value[PM_DURATION]);
+	CHECK(r->have[PM_SM_HZ] && near(r->value[PM_SM_HZ], 1.961e9, tol + 1e-2),
+	      "%s: SM clock in Hz (%g)", layout, r->value[PM_SM_HZ]);
+	CHECK(near(r->value[PM_DRAM_PCT], 81.64, tol) &&
+		      near(r->value[PM_OCC_ACHIEVED], 76.33, tol),
+	      "%s: percentages as printed (%.2f, %.2f)", layout,
+	      r->value[PM_DRAM_PCT], r->value[PM_OCC_ACHIEVED]);
+	CHECK(r->value[PM_LD_SECTORS] == 16777216 &&
+		      r->value[PM_LD_REQUESTS] == 4194304,
+	      "%s: 4 sectors per load request (%.0f / %.0f)", layout,
+	      r->value[PM_LD_SECTORS], r->value[PM_LD_REQUESTS]);
+	CHECK(r->value[PM_LIMIT_WARPS] == 8 && r->value[PM_LIMIT_REGISTERS] == 16,
+	      "%s: occupancy limits in blocks per SM", layout);
+	CHECK(r->value[PM_FFMA] == 67108864 && r->value[PM_PEAK_FFMA] == 16896,
+	      "%s: FFMA count and peak per cycle", layout);
+	CHECK(near(r->value[PM_STALL_FIRST + 7], 79.42, tol) &&
+		      !strcmp(pm_stall_reason(7), "long_scoreboard"),
+	      "%s: the long-scoreboard stall", layout);
+	CHECK(r->warp_instructions == 39845888 && r->bank_conflicts == 0,
+	      "%s: the checks' shorthands", layout);
+}
 
 int main(void)
 {
-	const char *csv =
-		"==PROF== Connected to process 4242 (step)\n"
-		"{\"event\":\"progress\"}\n"
-		"\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\","
-		"\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\","
-		"\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
-		"\"0\",\"4242\",\"step\",\"127.0.0.1\",\"saxpy_naive\",\"1\",\"7\","
-		"\"(256, 1, 1)\",\"(262144, 1, 1)\",\"0\",\"9.0\",\"Command line profiler "
-		"metrics\",\"smsp__inst_executed.sum\",\"inst\",\"39,845,888\"\n"
-		"\"1\",\"4242\",\"step\",\"127.0.0.1\",\"tail\",\"1\",\"7\","
-		"\"(32, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\",\"Command line profiler "
-		"metrics\",\"smsp__inst_executed.sum\",\"inst\",\"12\"\n"
-		"\"0\",\"4242\",\"step\",\"127.0.0.1\",\"saxpy_naive\",\"1\",\"7\","
-		"\"(256, 1, 1)\",\"(262144, 1, 1)\",\"0\",\"9.0\",\"Command line profiler "
-		"metrics\",\"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum\","
-		"\"\",\"4,194,304\"\n"
-		"\"0\",\"4242\",\"step\",\"127.0.0.1\",\"saxpy_naive\",\"1\",\"7\","
-		"\"(256, 1, 1)\",\"(262144, 1, 1)\",\"0\",\"9.0\",\"Command line profiler "
-		"metrics\",\"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum\","
-		"\"\",\"96\"\n";
-	struct profile_result r = {0};
-	CHECK(profile_parse_csv(csv, &r) == 2, "two kernel rows");
-	CHECK(r.warp_instructions == 39845888.0 + 12 && r.kernels == 2,
-	      "values are summed, thousands separators and all (%.0f)",
+	struct profile_result r;
+
+	/* units ncu prints, in base units */
+	CHECK(profile_unit_scale("Mbyte") == 1e6 && profile_unit_scale("Kbyte") == 1e3 &&
+		      profile_unit_scale("byte") == 1,
+	      "bytes with SI prefixes");
+	CHECK(profile_unit_scale("ns") == 1e-9 && profile_unit_scale("usecond") == 1e-6 &&
+		      profile_unit_scale("msecond") == 1e-3 &&
+		      profile_unit_scale("second") == 1,
+	      "times in seconds, long and short spellings");
+	CHECK(near(profile_unit_scale("cycle/nsecond"), 1e9, 1e-12) &&
+		      profile_unit_scale("Ghz") == 1e9 && profile_unit_scale("hz") == 1 &&
+		      near(profile_unit_scale("cycle/usecond"), 1e6, 1e-12),
+	      "frequencies in Hz");
+	CHECK(profile_unit_scale("%") == 1 && profile_unit_scale("register/thread") == 1 &&
+		      profile_unit_scale("byte/cycle") == 1 &&
+		      profile_unit_scale("inst/cycle") == 1 && profile_unit_scale("") == 1,
+	      "plain units and ratios stay as they are");
+	CHECK(near(profile_unit_scale("Gbyte/second"), 1e9, 1e-12) &&
+		      near(profile_unit_scale("Tbyte/s"), 1e12, 1e-12),
+	      "throughputs in bytes per second");
+
+	/* recorded: details page, ncu 2025.3 on the H100 */
+	memset(&r, 0, sizeof(r));
+	CHECK(profile_parse_csv(fixture("h100-ncu2025.3-details-saxpy-v1.csv"), &r) == 1,
+	      "details page: the launch is found among the program's output");
+	saxpy_v1_figures(&r, "details 2025.3", 1e-4);
+	CHECK(r.have[PM_THREAD_INST] && r.value[PM_THREAD_INST] == 1275068416,
+	      "thread instructions");
+
+	/* recorded: raw page, one column per metric, a row of units */
+	memset(&r, 0, sizeof(r));
+	CHECK(profile_parse_csv(fixture("h100-ncu2025.3-raw-saxpy-v1.csv"), &r) == 1,
+	      "raw page: one launch row under the units row");
+	saxpy_v1_figures(&r, "raw 2025.3", 0.02);
+
+	/* constructed: an older release's layout with scaled units */
+	memset(&r, 0, sizeof(r));
+	CHECK(profile_parse_csv(fixture("constructed-old-layout-scaled-units.csv"), &r) == 1,
+	      "older layout (Kernel Time column, no Block/Grid Size)");
+	saxpy_v1_figures(&r, "older layout", 1e-4);
+	CHECK(!r.have[PM_STALL_FIRST + 4],
+	      "a metric the layout lacks (gmma stall) is not measured, not 0");
+
+	/* recorded: the transpose tile with bank conflicts */
+	memset(&r, 0, sizeof(r));
+	profile_parse_csv(fixture("h100-ncu2025.3-details-transpose-v2.csv"), &r);
+	CHECK(r.value[PM_CONFLICTS_LD] == 65313096 && r.bank_conflicts == 65313096 + 210450,
+	      "transpose v2: 65.3 M load conflicts (%.0f)", r.bank_conflicts);
+	CHECK(r.have[PM_FFMA] && r.value[PM_FFMA] == 0,
+	      "transpose does no floating-point work: measured as 0");
+
+	/* recorded: a metric ncu does not know is "n/a" */
+	memset(&r, 0, sizeof(r));
+	CHECK(profile_parse_csv(fixture("h100-ncu2025.3-unknown-metric.csv"), &r) == 1 &&
+		      r.have[PM_WARP_INST] && !r.have[PM_DRAM_PCT],
+	      "n/a and absent metrics are not measured; the others are");
+
+	/* errors: no table at all */
+	const char *perm =
+		"==PROF== Connected to process 77 (step)\n"
+		"==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to "
+		"access NVIDIA GPU Performance Counters on the target device 0.\n"
+		"==PROF== Disconnected from process 77\n";
+	CHECK(profile_parse_csv(perm, &r) == 0 && r.kernels == 0 && !r.have[PM_WARP_INST],
+	      "permission error: nothing measured");
+	CHECK(profile_parse_csv("==WARNING== No kernels were profiled.\n", &r) == 0,
+	      "no kernel matched: nothing measured");
+	CHECK(profile_parse_csv("", &r) == 0, "empty output");
+
+	/* launches: counts sum, rates weigh by duration, the launch shape
+	 * comes from the longest launch; rows of two launches interleave */
+	const char *two =
+		"\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+		"\"0\",\"big\",\"gpu__time_duration.sum\",\"usecond\",\"300\"\n"
+		"\"1\",\"tail\",\"gpu__time_duration.sum\",\"usecond\",\"100\"\n"
+		"\"0\",\"big\",\"smsp__inst_executed.sum\",\"inst\",\"39,845,888\"\n"
+		"\"1\",\"tail\",\"smsp__inst_executed.sum\",\"inst\",\"12\"\n"
+		"\"0\",\"big\",\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"%\",\"80\"\n"
+		"\"1\",\"tail\",\"dram__throughput.avg.pct_of_peak_sustained_elapsed\",\"%\",\"40\"\n"
+		"\"0\",\"big\",\"launch__block_size\",\"\",\"256\"\n"
+		"\"1\",\"tail\",\"launch__block_size\",\"\",\"32\"\n"
+		"\"0\",\"big\",\"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum\",\"\",\"4,194,304\"\n"
+		"\"1\",\"tail\",\"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum\",\"\",\"96\"\n";
+	memset(&r, 0, sizeof(r));
+	CHECK(profile_parse_csv(two, &r) == 2, "two launches by ID, rows interleaved");
+	CHECK(r.warp_instructions == 39845888.0 + 12,
+	      "counts are summed, thousands separators and all (%.0f)",
 	      r.warp_instructions);
+	CHECK(near(r.value[PM_DRAM_PCT], 70, 1e-9),
+	      "percentages are weighted by duration: (300*80+100*40)/400 = 70 "
+	      "(%.2f)", r.value[PM_DRAM_PCT]);
+	CHECK(r.value[PM_BLOCK_SIZE] == 256 && !strcmp(r.longest, "big"),
+	      "the launch shape is the longest launch's");
 	CHECK(r.bank_conflicts == 4194304.0 + 96,
 	      "bank conflicts: loads and stores summed (%.0f)", r.bank_conflicts);
-	CHECK(profile_parse_csv("==PROF== Disconnected\n", &r) == 0 &&
-		      r.kernels == 0,
-	      "no table: nothing measured");
+	CHECK(near(r.value[PM_DURATION], 400e-6, 1e-9), "durations add up");
+
+	/* every metric has an ncu name, and names are unique */
+	int named = 1, unique = 1;
+	for (int m = 0; m < PM_COUNT; m++) {
+		named &= pm_info((enum pm_metric)m)->ncu_name != NULL;
+		for (int k = 0; k < m; k++)
+			unique &= strcmp(pm_info((enum pm_metric)m)->ncu_name,
+					 pm_info((enum pm_metric)k)->ncu_name) != 0;
+	}
+	CHECK(named && unique, "the metric table is complete and unambiguous");
+	strbuf_release(&text);
 	return check_done();
 }
