@@ -22,6 +22,8 @@ static const struct advice_fact facts[] = {
 	/* Nsight Compute, on the timed-size case */
 	{"dram_pct", 0, "DRAM throughput, % of its peak"},
 	{"dram_bytes_per_element", 0, "DRAM bytes read + written per element"},
+	{"dram_pct_of_copy", 0, "DRAM bytes / kernel duration (under ncu), % of "
+				"the measured copy bandwidth"},
 	{"occupancy_pct", 0, "achieved occupancy, % of the SM's warp slots"},
 	{"theoretical_occupancy_pct", 0, "occupancy the launch allows, %"},
 	{"occupancy_limiter", 1, "what caps the warps per SM: grid (fewer blocks "

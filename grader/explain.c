@@ -219,11 +219,16 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 			fprintf(out, "; %.1f MB moved = %.2f B per element",
 				dram / 1e6, dram / n);
 		}
-		if (HAVE(PM_DURATION) && secs > 0 && copy_gbps > 0)
+		if (HAVE(PM_DURATION) && secs > 0 && copy_gbps > 0) {
+			double pct = 100 * dram / secs / 1e9 / copy_gbps;
+			json_object_set_new(facts, "dram_pct_of_copy", json_real(pct));
 			fprintf(out, "; %.0f GB/s in %.1f us = %.0f %% of the "
-				     "measured copy bandwidth",
-				dram / secs / 1e9, secs * 1e6,
-				100 * dram / secs / 1e9 / copy_gbps);
+				     "measured copy bandwidth%s",
+				dram / secs / 1e9, secs * 1e6, pct,
+				pct >= 85 ? ": at the memory roof, only moving "
+					    "fewer bytes makes it much faster"
+					  : "");
+		}
 		fputc('\n', out);
 	} else {
 		fprintf(out, "    DRAM          %s\n", not_measured);

@@ -263,9 +263,8 @@ def explain_counters(t):
         rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
                            "explain", "transpose", "--step", step, "--src",
                            sol], timeout=300)
-        m = re.search(r"([\d.]+) warp instructions executed, ([\d.]+) "
-                      r"shared-memory bank conflicts", o)
-        found[step] = (float(m.group(2)) if m else None,
+        m = re.search(r"shared memory (\d+) bank conflicts", o)
+        found[step] = (float(m.group(1)) if m else None,
                        time.time() - began, o + e[-400:])
     c2, s2, o2 = found["v2"]
     c3, s3, o3 = found["v3"]
@@ -276,6 +275,69 @@ def explain_counters(t):
              % (c2, c3, s2, s3),
              c2 is not None and c3 is not None and c2 > 20 * c3
              and c2 > 1e6 and s2 < 60 and s3 < 60, o2 + "\n" + o3)
+
+
+def explain_names_next_fix(t):
+    """The acceptance of `explain`: on every lab, the counters are measured
+    and, for each step's reference (what a student has when the next step
+    begins; for the one-step haxpy lab, its starter), the hints name the
+    step that fixes what limits it, within 60 s a step. The outputs are kept
+    in $CUDALAB_EXPLAIN_LOG (a folder) when it is set."""
+    keep = os.environ.get("CUDALAB_EXPLAIN_LOG")
+    for lab in ("saxpy", "haxpy", "transpose", "reduction", "prefetch"):
+        with open(os.path.join(hu.ROOT, "labs", lab, "lab.json")) as f:
+            steps = [s["id"] for s in json.load(f)["steps"]]
+        src = os.path.join(hu.ROOT, "labs" if lab == "haxpy" else "solutions",
+                           lab)
+        for i, step in enumerate(steps):
+            want = steps[i + 1] if i + 1 < len(steps) else None
+            if want is None and lab != "haxpy":
+                continue
+            if lab == "haxpy":
+                want = step  # the starter's fix is the step itself
+            began = time.time()
+            rc, o, e = hu.run([sys.executable,
+                               os.path.join(hu.ROOT, "run.py"), "explain",
+                               lab, "--step", step, "--src", src],
+                              timeout=300)
+            took = time.time() - began
+            if keep:
+                os.makedirs(keep, exist_ok=True)
+                with open(os.path.join(keep, "%s-%s.txt" % (lab, step)),
+                          "w") as f:
+                    f.write(o + e)
+            flat = re.sub(r"\s+", " ", o)
+            measured = ("counters Nsight Compute" in flat
+                        and "% of its peak throughput" in flat
+                        and "% achieved" in flat
+                        and "sectors of 32 B per warp request" in flat
+                        and "of stalled warp-cycles" in flat)
+            t.record("gpu: explain %s %s (%s): counters measured, a hint "
+                     "names step %s; %.0f s" % (lab, step, src.split("/")[-2],
+                                                 want, took),
+                     rc == 0 and measured and ("-> step %s," % want) in flat
+                     and took < 60, o + e[-600:])
+
+
+def explain_roofline(t):
+    """explain over a whole lab draws every step on one roofline: the SAXPY
+    steps do FP32 work at ~1/6 FLOP per DRAM byte, under the copy roof."""
+    with hu.Scratch() as s:
+        svg = os.path.join(s.path, "roof.svg")
+        rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                           "explain", "saxpy", "--src",
+                           os.path.join(hu.ROOT, "solutions", "saxpy"),
+                           "--plot", svg], timeout=600)
+        drawn = open(svg).read() if os.path.exists(svg) else ""
+    points = re.findall(r"\d v(\d): ([\d.]+) FLOP/byte, .* = (\d+) % of its "
+                        r"roof \(memory bound\)", o)
+    t.record("gpu: explain saxpy --plot: all 5 steps on the roofline, memory "
+             "bound near 1/6 FLOP/byte, within their roof; SVG written",
+             rc == 0 and len(points) == 5
+             and all(0.1 < float(x) < 0.25 and 30 < int(p) <= 110
+                     for _, x, p in points)
+             and drawn.count("<circle") == 5 and "plot written to" in o,
+             o[-3000:] + e[-400:])
 
 
 def saxpy(t):
@@ -399,7 +461,9 @@ def run(t):
     a quick GPU check of one lab while working on it)."""
     suites = [("saxpy", saxpy), ("haxpy", haxpy), ("transpose", transpose),
               ("reduction", reduction), ("prefetch", prefetch),
-              ("explain", explain_counters)]
+              ("explain", explain_counters),
+              ("explain", explain_names_next_fix),
+              ("explain", explain_roofline)]
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
     for lab, suite in suites:
         if only and lab not in only:
