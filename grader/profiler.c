@@ -434,7 +434,10 @@ void profile_step(const char *exe, double time_limit_s, enum profile_set set,
 			strbuf_addf(&metrics, "%s%s", m ? "," : "",
 				    table[m].ncu_name);
 	}
-	const char *argv[] = {"ncu", "--clock-control", "none", "--csv",
+	const char *ncu = getenv("CUDALAB_NCU");
+	if (!ncu || !*ncu)
+		ncu = "ncu";
+	const char *argv[] = {ncu, "--clock-control", "none", "--csv",
 			      "--metrics", strbuf_str(&metrics),
 			      "--kernel-name-base", "function", "--kernel-name",
 			      "regex:^(?!hx_)", exe, "--profile",
@@ -447,8 +450,12 @@ void profile_step(const char *exe, double time_limit_s, enum profile_set set,
 	char how[160];
 	const char *text;
 	if (child_run(&c) < 0) {
-		snprintf(out->reason, sizeof(out->reason),
-			 "ncu not found on PATH (Nsight Compute)");
+		if (strchr(ncu, '/'))
+			snprintf(out->reason, sizeof(out->reason),
+				 "Nsight Compute not found at %s (CUDALAB_NCU)", ncu);
+		else
+			snprintf(out->reason, sizeof(out->reason),
+				 "%s not found on PATH (Nsight Compute)", ncu);
 	} else if (strstr((text = strbuf_str(&c.out)), "ERR_NVGPUCTRPERM")) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "no permission to the GPU's performance counters "

@@ -16,6 +16,9 @@
  * requests, hit rates, the stall reasons, floating-point operations and the
  * device's peaks for the roofline).
  *
+ * The profiler is `ncu` on PATH, or the program CUDALAB_NCU names (a
+ * machine with several Nsight Compute versions, or none on PATH).
+ *
  * The result says measured = 1 with one value per metric summed or
  * averaged over the kernel launches, or measured = 0 with the reason ("ncu
  * not found on PATH", "no permission to the GPU's performance counters",

@@ -125,14 +125,14 @@ void roofline_text(const struct roofline *r, FILE *out, int width, int height)
 		const struct roofline_point *p = &r->point[i];
 		double bound = roofline_bound(r, p->flops_per_byte, p->peak);
 		fprintf(out, "  %14s  %c %s: %.3g FLOP/byte, %s = %.0f %% of "
-			     "its roof (%s)\n", "",
+			     "its roof, under the %s\n", "",
 			(char)(i < 9 ? '1' + i : 'a' + (i - 9)), p->label,
 			p->flops_per_byte,
 			si(p->flops_per_s, "FLOP/s", a, sizeof(a)),
 			100 * p->flops_per_s / bound,
 			r->bandwidth * p->flops_per_byte < bound * 1.0001 &&
 					p->peak < r->npeaks
-				? "memory bound"
+				? "memory roof"
 				: r->peak_label[p->peak]);
 	}
 }
@@ -235,7 +235,7 @@ int roofline_svg(const struct roofline *r, const char *path, char *err,
 		double y = sy(&f, log2(r->point[i].flops_per_s));
 		fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" "
 			   "fill=\"#d62728\"/>\n<text x=\"%.1f\" y=\"%.1f\">",
-			x, y, x + 7, y - 7 - 12 * (i % 2));
+			x, y, x + 8 + 26 * (i % 3), y + 4);
 		svg_text(o, r->point[i].label);
 		fprintf(o, "</text>\n");
 	}

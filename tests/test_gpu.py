@@ -275,6 +275,23 @@ def explain_counters(t):
              % (c2, c3, s2, s3),
              c2 is not None and c3 is not None and c2 > 20 * c3
              and c2 > 1e6 and s2 < 60 and s3 < 60, o2 + "\n" + o3)
+    # no ncu, or no permission to the counters: the static views, then
+    # "not measured" and why, and no hint that needs a counter
+    noperm = os.path.join(hu.ROOT, "tests", "programs", "fake_ncu_noperm.sh")
+    for ncu, why in (("/nonexistent/ncu", "Nsight Compute not found at "
+                                          "/nonexistent/ncu (CUDALAB_NCU)"),
+                     (noperm, "no permission to the GPU's performance "
+                              "counters (ERR_NVGPUCTRPERM)")):
+        rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                           "explain", "transpose", "--step", "v2", "--src",
+                           sol], env={"CUDALAB_NCU": ncu}, timeout=300)
+        t.record("gpu: explain with CUDALAB_NCU=%s: static views, then "
+                 "'not measured: %s'" % (os.path.basename(ncu), why),
+                 rc == 0 and "global accesses in the PTX" in o
+                 and "counters  not measured: " + why in o
+                 and "more not checked: they need" in o
+                 and "bank conflicts: reading a column" not in o,
+                 o + e[-400:])
 
 
 def explain_names_next_fix(t):
@@ -330,7 +347,7 @@ def explain_roofline(t):
                            "--plot", svg], timeout=600)
         drawn = open(svg).read() if os.path.exists(svg) else ""
     points = re.findall(r"\d v(\d): ([\d.]+) FLOP/byte, .* = (\d+) % of its "
-                        r"roof \(memory bound\)", o)
+                        r"roof, under the memory roof", o)
     t.record("gpu: explain saxpy --plot: all 5 steps on the roofline, memory "
              "bound near 1/6 FLOP/byte, within their roof; SVG written",
              rc == 0 and len(points) == 5

@@ -86,8 +86,8 @@ int main(void)
 			     .peak = {60e12, 30e12}, .npoints = 2};
 	snprintf(r.title, sizeof(r.title), "test");
 	snprintf(r.bandwidth_label, sizeof(r.bandwidth_label), "copy");
-	snprintf(r.peak_label[0], sizeof(r.peak_label[0]), "FP32");
-	snprintf(r.peak_label[1], sizeof(r.peak_label[1]), "FP64");
+	snprintf(r.peak_label[0], sizeof(r.peak_label[0]), "FP32 roof");
+	snprintf(r.peak_label[1], sizeof(r.peak_label[1]), "FP64 roof");
 	r.point[0] = (struct roofline_point){"v1", 1.0 / 6, 0.4e12, 0};
 	r.point[1] = (struct roofline_point){"v7", 40, 20e12, 1};
 	CHECK(fabs(roofline_bound(&r, 1.0 / 6, 0) - 0.5e12) < 1 &&
@@ -99,10 +99,10 @@ int main(void)
 	FILE *mem = open_memstream(&buf, &len);
 	roofline_text(&r, mem, 48, 12);
 	fclose(mem);
-	CHECK(strstr(buf, "1 v1: 0.167 FLOP/byte, 400 GFLOP/s = 80 % of its roof "
-			  "(memory bound)") &&
+	CHECK(strstr(buf, "1 v1: 0.167 FLOP/byte, 400 GFLOP/s = 80 % of its roof, "
+			  "under the memory roof") &&
 		      strstr(buf, "2 v7: 40 FLOP/byte, 20 TFLOP/s = 67 % of its "
-				  "roof (FP64)"),
+				  "roof, under the FP64 roof"),
 	      "each point's share of its roof, and what bounds it");
 	CHECK(strchr(buf, '/') && strstr(buf, "---"),
 	      "the plot has a sloped and a flat part");

@@ -1,0 +1,9 @@
+#!/bin/sh
+# A stand-in for Nsight Compute on a machine where the GPU's performance
+# counters are restricted to administrators: ncu starts the program, then
+# reports ERR_NVGPUCTRPERM and profiles nothing (the message below is the
+# shape ncu prints). explain must say "not measured" and why.
+echo "==PROF== Connected to process $$"
+echo "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0."
+echo "==PROF== Disconnected from process $$"
+exit 0
