@@ -356,6 +356,89 @@ def sweep_svg(events):
     return "\n".join(out) + "\n"
 
 
+def variant_series(events):
+    """{step: {family: [(value, % of copy)]}} for the steps that time
+    several variants named "<family> <number>" (e.g. "stride 4")."""
+    device = next((e for e in events if e["event"] == "device"), {})
+    copy_gbps = device.get("copy_gbps") or 0
+    out = {}
+    for e in events:
+        if e["event"] != "timing" or e.get("who") in ("vendor", "reference"):
+            continue
+        parts = (e.get("variant") or "").rsplit(" ", 1)
+        if len(parts) != 2 or not parts[1].isdigit() or not copy_gbps:
+            continue
+        pct = e.get("pct_of_copy", 100 * e["gbps"] / copy_gbps)
+        out.setdefault(e["step"], {}).setdefault(parts[0], []).append(
+            (int(parts[1]), pct))
+    return {s: f for s, f in out.items() if sum(map(len, f.values())) > 1}
+
+
+def variants_svg(events):
+    """Bandwidth (% of copy) against each variant family of each step (one
+    panel per family: stride, offset, ...), as SVG text."""
+    series = variant_series(events)
+    panels = [(step, fam, sorted(pts)) for step, fams in series.items()
+              for fam, pts in fams.items()]
+    device = next((e for e in events if e["event"] == "device"), {})
+    pw, ph, left, top, bottom = 330, 260, 56, 36, 44
+    w = left + len(panels) * (pw + 20)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+           'font-family="sans-serif" font-size="12">' % (w, ph + top + bottom),
+           '<rect width="100%" height="100%" fill="white"/>']
+    for k, (step, fam, pts) in enumerate(panels):
+        x0 = left + k * (pw + 20)
+        xs = [v for v, _ in pts]
+        logx = fam == "stride" and min(xs) >= 1
+        tx = (lambda v: __import__("math").log2(v)) if logx else float
+        lo, hi = tx(min(xs)), tx(max(xs))
+
+        def px(v, x0=x0, lo=lo, hi=hi, tx=tx):
+            return x0 + pw * (tx(v) - lo) / float(hi - lo or 1)
+
+        def py(p):
+            return top + ph * (1 - min(p, 110) / 110.0)
+        for p in (0, 25, 50, 75, 100):
+            out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" '
+                       'stroke="#ddd"/>' % (x0, x0 + pw, py(p), py(p)))
+            out.append('<text x="%d" y="%.1f" text-anchor="end">%d%%</text>'
+                       % (x0 - 4, py(p) + 4, p))
+        for v, _ in pts:
+            out.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>'
+                       % (px(v), top + ph + 16, v))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s %s '
+                   '(elements)</text>' % (x0 + pw / 2.0, top + ph + 34,
+                                          step, fam))
+        out.append('<polyline fill="none" stroke="#1b9e77" stroke-width="2" '
+                   'points="%s"/>' % " ".join("%.1f,%.1f" % (px(v), py(p))
+                                              for v, p in pts))
+        for v, p in pts:
+            out.append('<circle cx="%.1f" cy="%.1f" r="3" fill="#1b9e77"/>'
+                       % (px(v), py(p)))
+    out.append('<text x="%d" y="20">%% of the copy bandwidth (%s, %.0f GB/s),'
+               ' useful bytes only</text>' % (left, device.get("name", "?"),
+                                             device.get("copy_gbps") or 0))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def draw_variants(lab):
+    """After a bench: the bandwidth-against-variant plot of a lab whose steps
+    time variants, next to the run log. Returns the path or None."""
+    path = os.path.join(state_dir(), "runs", "%s-last.jsonl" % lab)
+    try:
+        with open(path) as f:
+            events = [json.loads(line) for line in f if line.strip()]
+    except (OSError, ValueError):
+        return None
+    if not variant_series(events):
+        return None
+    svg = os.path.join(state_dir(), "runs", "%s-variants.svg" % lab)
+    with open(svg, "w") as f:
+        f.write(variants_svg(events))
+    return svg
+
+
 def record(args):
     """Write the last bench run's table into the READMEs (between markers)."""
     path = args.events or os.path.join(state_dir(), "runs",
@@ -391,6 +474,12 @@ def record(args):
             f.write(head + begin_mark + "\n" + table + "\n" + MARK_END + tail)
         print("cudalab: recorded %s results in %s"
               % (args.lab, os.path.relpath(target, ROOT)))
+    if variant_series(events):
+        svg = os.path.join(ROOT, "labs", args.lab, "variants.svg")
+        with open(svg, "w") as f:
+            f.write(variants_svg(events))
+        print("cudalab: drew bandwidth against the variants in %s"
+              % os.path.relpath(svg, ROOT))
     if any(e["event"] == "sweep" for e in events):
         svg = os.path.join(ROOT, "labs", args.lab, "sweep.svg")
         with open(svg, "w") as f:
@@ -474,7 +563,13 @@ def grade_labs(command, args):
         if "--step" in dash_flags:
             i = dash_flags.index("--step")
             del dash_flags[i:i + 2]
-        return dashboard(command, labs, args.step, dash_flags)
+        rc = dashboard(command, labs, args.step, dash_flags)
+        if command == "bench":
+            for lab in labs:
+                svg = draw_variants(lab)
+                if svg:
+                    print("cudalab: bandwidth against the variants: %s" % svg)
+        return rc
     if args.json:
         flags.append("--json")
     if args.verbose:
@@ -482,6 +577,10 @@ def grade_labs(command, args):
     worst = 0
     for lab in labs:
         rc = grader(command, lab, *flags)
+        svg = draw_variants(lab) if command == "bench" else None
+        if svg:
+            print("cudalab: bandwidth against the variants: %s" % svg,
+                  file=sys.stderr if args.json else sys.stdout)
         # 4 (grader error) > 1 (fail) > 3 (not graded) > 0 (pass)
         rank = {0: 0, 3: 1, 1: 2, 2: 3, 4: 4}
         if rank.get(rc, 4) > rank.get(worst, 4) or rc not in rank:

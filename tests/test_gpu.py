@@ -357,6 +357,51 @@ def explain_roofline(t):
              o[-3000:] + e[-400:])
 
 
+def coalescing(t):
+    """The coalescing lab: every reference passes; the stride curve shows
+    what sectors cost; the starters say what is missing (step 3's starter,
+    the given kernel, is right and too slow); the planted bugs are caught."""
+    sol = os.path.join(hu.ROOT, "solutions", "coalescing")
+    rc, events, err = hu.grade(["test", "coalescing", "--src", sol])
+    ends = hu.step_ends(events)
+    for step in ("v1", "v2", "v3", "v4"):
+        e = ends.get(step, {})
+        t.record("gpu: coalescing solution %s passes (%.1f%% of copy%s)"
+                 % (step, e.get("pct_of_copy", 0),
+                    ", %.2fx the given kernel" % e["speedup_vs_baseline"]
+                    if "speedup_vs_baseline" in e else ""),
+                 e.get("verdict") == "pass",
+                 "%s: %s\n%s" % (e.get("verdict"), e.get("summary"), err))
+    curve = {x.get("variant"): x.get("gbps", 0) for x in events
+             if x.get("event") == "timing" and x.get("step") == "v2"
+             and x.get("who") == "student"}
+    t.record("gpu: coalescing v2 times 12 variants; stride 32 moves under "
+             "half the useful bandwidth of stride 1 (%.0f vs %.0f GB/s)"
+             % (curve.get("stride 32", 0), curve.get("stride 1", 0)),
+             len(curve) == 12 and 0 < curve.get("stride 32", 0)
+             < 0.5 * curve.get("stride 1", 0), str(curve))
+    rc, events, err = hu.grade(["test", "coalescing"])
+    ends = hu.step_ends(events)
+    for step, name in (("v1", "copy_v1"), ("v2", "gather_v2"),
+                       ("v4", "soa_v4")):
+        e = ends.get(step, {})
+        t.record("gpu: coalescing starter %s says not implemented, with "
+                 "file:line" % step,
+                 e.get("verdict") == "not_implemented"
+                 and "%s.cu:" % name in e.get("summary", ""),
+                 "%s: %s" % (e.get("verdict"), e.get("summary")))
+    e = ends.get("v3", {})
+    failed = [c["metric"] for c in hu.checks(events, "v3")
+              if c.get("status") == "fail"]
+    t.record("gpu: coalescing starter v3 (the given kernel) is right but "
+             "fails on speedup_vs_baseline (%.2fx)"
+             % e.get("speedup_vs_baseline", 0),
+             e.get("verdict") == "fail" and "speedup_vs_baseline" in failed
+             and not [c for c in events if c.get("event") == "case"
+                      and not c.get("ok")], "%s: %s" % (e.get("verdict"),
+                                                        e.get("summary")))
+
+
 def saxpy(t):
     solutions_pass(t)
     starters(t)
@@ -476,7 +521,7 @@ def graded_class(t):
 def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
     a quick GPU check of one lab while working on it)."""
-    suites = [("saxpy", saxpy), ("haxpy", haxpy), ("transpose", transpose),
+    suites = [("coalescing", coalescing), ("saxpy", saxpy), ("haxpy", haxpy), ("transpose", transpose),
               ("reduction", reduction), ("prefetch", prefetch),
               ("explain", explain_counters),
               ("explain", explain_names_next_fix),

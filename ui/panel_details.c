@@ -83,11 +83,19 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 	size_t i;
 	json_t *e;
 	if (json_array_size(st->timings) > 1) {
-		add(l, 0, ST_ACCENT, "Timings");
-		json_array_foreach(st->timings, i, e)
-			add(l, 2, ST_NORMAL, "%-10s %8.1f µs  %5.0f GB/s  %5.1f%% of copy",
-			    event_str(e, "variant"), event_num(e, "median_us"), event_num(e, "gbps"),
-			    event_num(e, "pct_of_copy"));
+		/* bandwidth against the variants (stride, offset ...): one bar
+		 * each, 30 cells = 100 % of the copy bandwidth */
+		add(l, 0, ST_ACCENT, "Timings (bar: %% of copy, useful bytes)");
+		json_array_foreach(st->timings, i, e) {
+			char bar[3 * 40 + 1] = "";
+			double pct = event_num(e, "pct_of_copy");
+			int cells = (int)(30 * pct / 100 + 0.5);
+			for (int k = 0; k < cells && k < 40; k++)
+				strcat(bar, "█");
+			add(l, 2, ST_NORMAL, "%-10s %8.1f µs  %5.0f GB/s  %5.1f%%  %s",
+			    event_str(e, "variant"), event_num(e, "median_us"),
+			    event_num(e, "gbps"), pct, bar);
+		}
 	}
 	if (json_array_size(st->checks)) {
 		add(l, 0, ST_ACCENT, "Checks (measured against required)");
