@@ -43,7 +43,8 @@
  *             (bytes changed in the guard zones around an output buffer)
  *  launch     step kernel? grid:[x y z] block:[x y z] shared_bytes
  *             default_stream(bool) launches blocks_per_sm waves
- *             elements_per_thread  (the student's launches for the timed n)
+ *             elements_per_thread occupancy_pct (resident warps per SM /
+ *             its warp slots)  (the student's launches for the timed n)
  *  timing     step who("student"|"vendor"|"reference": the lab's own
  *             baseline kernel, timed in the same process) name? variant?
  *             n bytes reps

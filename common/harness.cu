@@ -656,6 +656,13 @@ int hx_launch_report(const struct hx_launch *l, int count, double elements)
 		json_object_set_new(ev, "block_threads",
 				    json_real((double)big->block[0] *
 					      big->block[1] * big->block[2]));
+		/* the warps the SM can hold at once with this launch, as a share
+		 * of its warp slots (theoretical occupancy) */
+		json_object_set_new(ev, "occupancy_pct",
+				    json_real(100.0 * big->blocks_per_sm *
+					      big->block[0] * big->block[1] *
+					      big->block[2] /
+					      H.prop.maxThreadsPerMultiProcessor));
 		if (resident > 0)
 			json_object_set_new(ev, "waves",
 					    json_real(blocks / resident));

@@ -20,6 +20,9 @@ static const struct metric_info metrics[] = {
 	 "blocks launched / (SMs x blocks that fit on one SM)"},
 	{"grid_blocks", "", "launch", "blocks in the largest launch"},
 	{"block_threads", "", "launch", "threads per block"},
+	{"occupancy_pct", "%", "launch",
+	 "theoretical occupancy of the largest launch: resident warps per SM "
+	 "(occupancy calculator) / the SM's warp slots"},
 	{"grid_per_sm", "", "launch",
 	 "blocks in the largest launch / the GPU's SM count"},
 	{"block_x", "", "launch", "blockDim.x of the largest launch"},

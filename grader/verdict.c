@@ -40,7 +40,8 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 	} else if (!strcmp(kind, "launch")) {
 		static const char *const names[] = {
 			"elements_per_thread", "waves", "grid_blocks",
-			"block_threads", "launches", "grid_per_sm", NULL};
+			"block_threads", "launches", "grid_per_sm",
+			"occupancy_pct", NULL};
 		for (const char *const *n = names; *n; n++) {
 			json_t *v = json_object_get(ev, *n);
 			if (json_is_number(v))
