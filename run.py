@@ -197,9 +197,9 @@ def results_table(events):
            first.get("reps", 0)),
         "",
         "| step | | median µs | GB/s | %% of copy | %s | instructions "
-        "/ element | registers | CV | verdict |"
+        "/ element | registers | occupancy | CV | verdict |"
         % ("vs baseline" if vs_key == "speedup_vs_baseline" else "vs step 1"),
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|---|",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|",
     ]
     for e in ends:
         rows = [t for t in student if t.get("step") == e["step"]] or [{}]
@@ -208,7 +208,8 @@ def results_table(events):
         title = titles.get(e["step"], "").replace("_", "\\_")
         for k, t in enumerate(rows):
             label = title + (" · " + t["variant"] if t.get("variant") else "")
-            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                         "| %s |"
                          % (e["step"] if k == 0 else "", label,
                             num(t.get("median_us"), "%.1f"),
                             num(t.get("gbps"), "%.0f"),
@@ -217,12 +218,14 @@ def results_table(events):
                                 "%.2f×"),
                             num(ipe if k == 0 else None, "%.2f"),
                             num(e.get("registers") if k == 0 else None, "%.0f"),
+                            num(e.get("occupancy_pct") if k == 0 else None,
+                                "%.0f%%"),
                             num(cv(t) if t else None, "%.2f%%"),
                             e["verdict"] if k == 0 else ""))
     for v in vendor:
         label = v.get("name", "") + (" · " + v["variant"]
                                      if v.get("variant") else "")
-        lines.append("| vendor | %s | %.1f | %.0f | %s | | | | %s | |" % (
+        lines.append("| vendor | %s | %.1f | %.0f | %s | | | | | %s | |" % (
             label, v["median_us"], v["gbps"], num(pct(v), "%.1f%%"),
             num(cv(v), "%.2f%%")))
     notes = []

@@ -657,7 +657,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			json_object_set_new(end, "hint", json_string(s->hint));
 		static const char *const shown[] = {
 			"elements_per_thread", "waves", "registers",
-			"inst_per_element", NULL};
+			"occupancy_pct", "inst_per_element", NULL};
 		static const char *const timed[] = {
 			"median_us", "gbps", "pct_of_copy", "speedup_vs_first",
 			"speedup_vs_baseline", NULL};

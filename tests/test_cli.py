@@ -525,7 +525,7 @@ def synthetic_bench_log(path, mode="bench"):
          "inst_per_element": 19.0},
         {"event": "step_end", "step": "v1", "verdict": "pass",
          "median_us": 20.0, "gbps": 614.4, "pct_of_copy": 61.44,
-         "speedup_vs_first": 1.0, "registers": 10},
+         "speedup_vs_first": 1.0, "registers": 10, "occupancy_pct": 100.0},
         {"event": "profile", "step": "v2", "measured": False,
          "reason": "ncu not found on PATH (Nsight Compute)"},
         {"event": "step_end", "step": "v2", "verdict": "fail",
@@ -556,7 +556,7 @@ def record_table(t):
         t.record("cli: `record` writes the bench table between the markers",
                  rc == 0 and "old" not in text and text.endswith("tail\n")
                  and "| v1 | naive | 20.0 | 614 | 61.4% | 1.00× | 19.00 | 10 "
-                     "| 0.10% | pass |" in text
+                     "| 100% | 0.10% | pass |" in text
                  and "Test GPU" in text and "abc123" in text
                  and "2026-11-22" in text
                  and "| vendor | cuBLAS cublasSaxpy | 25.0 |" in text
@@ -587,6 +587,31 @@ def record_table(t):
                  err)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def variants_plot(t):
+    """run.py draws bandwidth against a step's variants ("stride 4",
+    "offset 1") from a bench log: one panel per family."""
+    sys.path.insert(0, hu.ROOT)
+    import run as runpy_module
+    events = [{"event": "device", "name": "Test GPU", "copy_gbps": 1000.0}]
+    for fam, pts in (("stride", [(1, 800), (2, 600), (4, 400), (32, 110)]),
+                     ("offset", [(1, 790), (31, 780)])):
+        for v, gbps in pts:
+            events.append({"event": "timing", "step": "v2", "who": "student",
+                           "variant": "%s %d" % (fam, v), "gbps": gbps,
+                           "median_us": 1.0})
+    events.append({"event": "timing", "step": "v1", "who": "student",
+                   "gbps": 800, "median_us": 1.0})
+    series = runpy_module.variant_series(events)
+    svg = runpy_module.variants_svg(events)
+    t.record("cli: the variants plot has a panel per family (stride: 4 "
+             "points, offset: 2), labelled, and skips steps with one timing",
+             list(series) == ["v2"] and len(series["v2"]["stride"]) == 4
+             and len(series["v2"]["offset"]) == 2
+             and svg.count("<polyline") == 2 and "v2 stride" in svg
+             and "v2 offset" in svg and svg.count("<circle") == 6
+             and "Test GPU" in svg, svg[:400])
 
 
 def dashboard_bad_input(t):
@@ -643,6 +668,7 @@ def run(t):
         rejected_without_gpu(t, state)
         class_grading(t, state)
         explain(t, state)
+        variants_plot(t)
         class_commands_bad_input(t)
         missing_step_file(t, state)
         build_cache(t, state)

@@ -402,6 +402,40 @@ def coalescing(t):
                                                         e.get("summary")))
 
 
+MT_STEPS = ["v1", "v2", "v3", "v4", "v5", "v6"]
+MT_DISTINGUISHING = {"v2": "ptx_max_load_bytes", "v3": "elements_per_thread",
+                     "v4": "registers", "v5": "ptx_max_load_bytes",
+                     "v6": "block_threads"}
+
+
+def memtuning(t):
+    """The memory-access-tuning lab: every reference passes, each previous
+    step's reference fails the next step on what that step changes, the
+    starters say what is missing; the planted bugs run from the suite loop."""
+    sol = os.path.join(hu.ROOT, "solutions", "memtuning")
+    rc, events, err = hu.grade(["test", "memtuning", "--src", sol])
+    ends = hu.step_ends(events)
+    for step in MT_STEPS:
+        e = ends.get(step, {})
+        t.record("gpu: memtuning solution %s passes (%s registers, %.2fx "
+                 "the baseline)" % (step, e.get("registers"),
+                                    e.get("speedup_vs_baseline", 0)),
+                 e.get("verdict") == "pass",
+                 "%s: %s\n%s" % (e.get("verdict"), e.get("summary"), err))
+    step_matrix(t, "memtuning", MT_STEPS, MT_DISTINGUISHING)
+    rc, events, err = hu.grade(["test", "memtuning"])
+    ends = hu.step_ends(events)
+    t.record("gpu: memtuning starter v1 (the baseline) passes",
+             ends.get("v1", {}).get("verdict") == "pass",
+             str(ends.get("v1")))
+    for step in MT_STEPS[1:]:
+        e = ends.get(step, {})
+        t.record("gpu: memtuning starter %s says not implemented" % step,
+                 e.get("verdict") == "not_implemented"
+                 and "memtune_%s.cu:" % step in e.get("summary", ""),
+                 "%s: %s" % (e.get("verdict"), e.get("summary")))
+
+
 def saxpy(t):
     solutions_pass(t)
     starters(t)
@@ -521,8 +555,9 @@ def graded_class(t):
 def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
     a quick GPU check of one lab while working on it)."""
-    suites = [("coalescing", coalescing), ("saxpy", saxpy), ("haxpy", haxpy), ("transpose", transpose),
-              ("reduction", reduction), ("prefetch", prefetch),
+    suites = [("coalescing", coalescing), ("saxpy", saxpy), ("haxpy", haxpy),
+              ("transpose", transpose), ("reduction", reduction),
+              ("prefetch", prefetch), ("memtuning", memtuning),
               ("explain", explain_counters),
               ("explain", explain_names_next_fix),
               ("explain", explain_roofline)]
