@@ -185,7 +185,7 @@ def results_table(events):
         "Measured with `python3 run.py bench %s --src solutions/%s`, recorded "
         "by `python3 run.py record %s`: **%s** (%d SMs, CC %s, driver %s), "
         "%s, commit `%s`. Copy ceiling %.0f GB/s (%s, measured in the same "
-        "run). n = %s elements (%.0f MiB moved per call); each figure is the "
+        "run). n = %s elements (%.0f MiB moved per call)%s; each figure is the "
         "median of %d rounds of %d event-timed calls with the L2 flushed "
         "before every call; 'CV' is the coefficient of variation of the "
         "round medians."
@@ -193,7 +193,10 @@ def results_table(events):
            device.get("sm_count", 0), device.get("cc"), device.get("driver"),
            begin["started"][:10], begin.get("commit", "unknown"), copy_gbps,
            device.get("copy_method"), "{:,}".format(int(first.get("n", 0))),
-           first.get("bytes", 0) / 2**20, len(first.get("rounds", [])) or 1,
+           first.get("bytes", 0) / 2**20,
+           " for the first step; the steps' timed sizes differ (see the lab's "
+           "README)" if len({t.get("n") for t in student}) > 1 else "",
+           len(first.get("rounds", [])) or 1,
            first.get("reps", 0)),
         "",
         "| step | | median µs | GB/s | %% of copy | %s | instructions "
