@@ -209,6 +209,12 @@ int hx_finish(int all_ok)
 	return all_ok ? 0 : 1;
 }
 
+/* A refused launch, in the student's terms: set when a kernel is launched
+ * with more threads per block than it can run (its __launch_bounds__, or
+ * its registers), which the runtime reports only as "invalid argument" or
+ * "too many resources requested"; hx_check_call adds it to its message. */
+static char launch_note[320];
+
 // What a student can do about the errors a kernel most often causes.
 static const char *advice_for(cudaError_t err)
 {
@@ -255,7 +261,7 @@ void hx_check_call(const char *what)
 	}
 	if (err == cudaSuccess)
 		return;
-	const char *advice = advice_for(err);
+	const char *advice = launch_note[0] ? launch_note : advice_for(err);
 	hx_die("cuda", "%s %s: %s (%s)%s%s", when, what,
 	       cudaGetErrorString(err), cudaGetErrorName(err),
 	       advice ? "; " : "", advice ? advice : "");
@@ -573,6 +579,29 @@ static void record_launch(const void *func, dim3 g, dim3 b, size_t shared,
 	cudaGetLastError(); // the queries above must not leave an error behind
 }
 
+static void note_refused_launch(const void *func, dim3 b)
+{
+	cudaFuncAttributes attr;
+	unsigned threads = b.x * b.y * b.z;
+	if (cudaFuncGetAttributes(&attr, func) != cudaSuccess ||
+	    threads <= (unsigned)attr.maxThreadsPerBlock)
+		return;
+	const char *name = NULL;
+	char kernel[128] = "a kernel";
+	if (cudaFuncGetName(&name, func) == cudaSuccess && name) {
+		int status = 0;
+		char *pretty = abi::__cxa_demangle(name, NULL, NULL, &status);
+		snprintf(kernel, sizeof(kernel), "%s",
+			 status == 0 && pretty ? pretty : name);
+		free(pretty);
+	}
+	snprintf(launch_note, sizeof(launch_note),
+		 "%s was launched with %u threads per block but can run at "
+		 "most %d (%d registers per thread; a __launch_bounds__ below "
+		 "the launch also sets this limit)",
+		 kernel, threads, attr.maxThreadsPerBlock, attr.numRegs);
+}
+
 extern "C" {
 cudaError_t __real___cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **,
 				      size_t, cudaStream_t);
@@ -588,6 +617,8 @@ cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b,
 	L.inside++;
 	cudaError_t err = __real___cudaLaunchKernel(k, g, b, args, shared, s);
 	L.inside--;
+	if (err != cudaSuccess && !L.inside)
+		note_refused_launch((const void *)k, b);
 	return err;
 }
 
@@ -599,6 +630,8 @@ cudaError_t __wrap_cudaLaunchKernel(const void *f, dim3 g, dim3 b,
 	L.inside++;
 	cudaError_t err = __real_cudaLaunchKernel(f, g, b, args, shared, s);
 	L.inside--;
+	if (err != cudaSuccess && !L.inside)
+		note_refused_launch(f, b);
 	return err;
 }
 }
