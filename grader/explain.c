@@ -5,8 +5,10 @@
 #include "profiler.h"
 #include "ptx.h"
 #include "roofline.h"
+#include "sass.h"
 #include "strbuf.h"
 
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -156,6 +158,56 @@ static void print_memory(FILE *out, json_t *ptx, const char *source,
 	strbuf_release(&src);
 }
 
+
+/* The step's machine code next to its executable: what the memory
+ * instructions became (sass.h). */
+static void print_sass(FILE *out, const char *exe)
+{
+	char dir[4096], cubin[4608] = "", why[256];
+	snprintf(dir, sizeof(dir), "%s", exe);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)) && !cubin[0]) {
+		size_t n = strlen(e->d_name);
+		if (n > 6 && !strcmp(e->d_name + n - 6, ".cubin"))
+			snprintf(cubin, sizeof(cubin), "%s/%s", dir, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	struct sass_counts c;
+	if (!cubin[0]) {
+		fprintf(out, "  sass      not shown: no cubin beside %s\n", exe);
+		return;
+	}
+	if (sass_read(cubin, &c, why, sizeof(why)) < 0) {
+		fprintf(out, "  sass      not shown: %s\n", why);
+		return;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	static const char *const what[] = {"LDG", "STG", "LDGSTS"};
+	for (int kind = 0; kind < 3; kind++) {
+		const int *count = kind == 0 ? c.loads : kind == 1 ? c.stores : c.async;
+		int first = 1;
+		for (int w = SASS_WIDTHS - 1; w >= 0; w--) {
+			if (!count[w])
+				continue;
+			strbuf_addf(&sb, "%s%s %d B x%d", first ? (sb.len ? "; " : "") : ",",
+				    first ? what[kind] : "", sass_width_bytes(w), count[w]);
+			if (kind == 0 && c.nc_loads[w])
+				strbuf_addf(&sb, " (%d read-only)", c.nc_loads[w]);
+			first = 0;
+		}
+	}
+	if (c.local_loads || c.local_stores)
+		strbuf_addf(&sb, "; local memory (spills or a stack array): %d "
+			    "loads, %d stores", c.local_loads, c.local_stores);
+	fprintf(out, "  sass      machine code (cuobjdump), all paths: %s\n",
+		sb.len ? strbuf_str(&sb) : "no global memory instructions");
+	strbuf_release(&sb);
+}
 
 /* --- counters --------------------------------------------------------- */
 
@@ -512,6 +564,7 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 			print_compiler(out, res, facts);
 		if (ptx)
 			print_memory(out, ptx, source, facts);
+		print_sass(out, event_str(compile, "exe"));
 		if (e->no_counters) {
 			fprintf(out, "  counters  not measured: --no-counters\n");
 		} else if (!gpu) {

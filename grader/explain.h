@@ -9,6 +9,9 @@
  *              read-only (non-coherent) path, and the source line it came
  *              from, printed with the line's text; identical instructions
  *              of one line (an unrolled loop) are counted, not repeated
+ *   sass       with cuobjdump on PATH: the memory instructions of the
+ *              step's machine code (sass.h), by width, read-only path,
+ *              asynchronous copies and local memory; else "not shown" and why
  *   counters   with a GPU: Nsight Compute on the step's timed-size case
  *              (profiler.h): DRAM throughput, occupancy and what limits
  *              it, sectors per request, instructions and bank conflicts

@@ -216,6 +216,14 @@ def explain(t, state):
              rc == 0 and re.search(r"load +16 B read-only path", o)
              and "widest 16 B" in o and "step v5" not in o
              and "step v3" not in o, o)
+    import shutil as _shutil
+    if _shutil.which("cuobjdump"):
+        t.record("cli: explain saxpy v5: the SASS has the 16-byte loads",
+                 "LDG 16 B x6 (3 read-only)" in o, o)
+    else:
+        t.record("cli: explain without cuobjdump: the SASS view is not "
+                 "shown, and says why",
+                 "sass      not shown: cuobjdump not found on PATH" in o, o)
     svg = os.path.join(state, "roof.svg")
     rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1", "--plot", svg],
                       env=env)

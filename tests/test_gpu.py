@@ -275,6 +275,14 @@ def explain_counters(t):
              % (c2, c3, s2, s3),
              c2 is not None and c3 is not None and c2 > 20 * c3
              and c2 > 1e6 and s2 < 60 and s3 < 60, o2 + "\n" + o3)
+    rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                       "explain", "memtuning", "--step", "v3", "--src",
+                       os.path.join(hu.ROOT, "solutions", "memtuning"),
+                       "--no-counters"], timeout=300)
+    t.record("gpu: explain memtuning v3 reads the SASS: 16-byte LDG.E.128 "
+             "beside the 8-byte fallback loads",
+             rc == 0 and re.search(r"sass .*LDG 16 B x\d+, 8 B x\d+", o)
+             is not None, o[-2000:] + e[-400:])
     # no ncu, or no permission to the counters: the static views, then
     # "not measured" and why, and no hint that needs a counter
     noperm = os.path.join(hu.ROOT, "tests", "programs", "fake_ncu_noperm.sh")
