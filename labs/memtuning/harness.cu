@@ -71,6 +71,30 @@ static void gen_range(void *ctx, size_t b, size_t e)
 	}
 }
 
+/*
+ * Make every k matter, whatever the random values: for 6 of every 8 points
+ * the maximum is planted at k = pt % kmax (a sum of 2.5 to 3, above any
+ * random sum), so a kernel that drops a k (the last one of an odd kmax,
+ * say) is wrong on 1/kmax of those points; every 8th point has only
+ * negative sums, so its answer is the 0 floor; the rest stay random.
+ */
+static void plant(double *big, const double *small, int npts, int kmax,
+		  const struct hx_rng *rng)
+{
+	for (int pt = 0; pt < npts; pt++) {
+		struct hx_rng r = *rng;
+		r.state += 0xD1B54A32D192ED03ull * (pt + 1);
+		if (pt % 8 == 7) {
+			for (int k = 0; k < kmax; k++)
+				big[(size_t)k * npts + pt] = -2.5 + 0.5 * hx_rng_uniform(&r);
+		} else if (pt % 8 != 6) {
+			int k = pt % kmax;
+			big[(size_t)k * npts + pt] =
+				2.5 + 0.5 * hx_rng_uniform(&r) - small[k];
+		}
+	}
+}
+
 struct ref_job {
 	const double *big, *small;
 	double *want;
@@ -104,6 +128,7 @@ static int run_case(const struct mt_case *c, int record, struct mt_call *keep,
 	struct gen_job gb = {&rng, big, 1}, gs = {&rng, small, 2};
 	hx_parallel_for(nbig, gen_range, &gb);
 	gen_range(&gs, 0, c->kmax);
+	plant(big, small, c->npts, c->kmax, &rng);
 	struct ref_job rj = {big, small, want, c->npts, c->kmax};
 	hx_parallel_for(c->npts, ref_range, &rj);
 
