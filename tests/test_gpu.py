@@ -344,6 +344,24 @@ def explain_names_next_fix(t):
                      and took < 60, o + e[-600:])
 
 
+def explain_starters(t):
+    """explain on the literal starters of the two labs whose starters are
+    runnable kernels: coalescing's step 3 (the column-walking kernel) names
+    step 3's fix; memtuning's baseline names the wide loads of step 2."""
+    for lab, step, want in (("coalescing", "v3", "v3"),
+                            ("memtuning", "v1", "v2")):
+        began = time.time()
+        rc, o, e = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                           "explain", lab, "--step", step], timeout=300)
+        took = time.time() - began
+        flat = re.sub(r"\s+", " ", o)
+        t.record("gpu: explain %s starter %s: counters measured, a hint "
+                 "names step %s; %.0f s" % (lab, step, want, took),
+                 rc == 0 and "counters Nsight Compute" in flat
+                 and ("-> step %s," % want) in flat and took < 60,
+                 o + e[-600:])
+
+
 def explain_roofline(t):
     """explain over a whole lab draws every step on one roofline: the SAXPY
     steps do FP32 work at ~1/6 FLOP per DRAM byte, under the copy roof."""
@@ -568,6 +586,7 @@ def run(t):
               ("prefetch", prefetch), ("memtuning", memtuning),
               ("explain", explain_counters),
               ("explain", explain_names_next_fix),
+              ("explain", explain_starters),
               ("explain", explain_roofline)]
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
     for lab, suite in suites:

@@ -485,8 +485,28 @@ def explain_key_in_replay(t):
              "--step K`" in r.stdout, r.stdout)
 
 
+def variant_bars(t):
+    """A step that times variants (coalescing v2, recorded on the H100):
+    the details draw a bar per variant, 30 cells = 100 % of copy."""
+    log = os.path.join(FIX, "coalescing-bench.jsonl")
+    r = subprocess.run([UI, "--replay", log, "--dump", "50x110", "--keys",
+                        "j,Enter"], stdout=subprocess.PIPE, text=True)
+    rows = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"\s+(stride|offset) (\d+)\s.*%\s+(█*)$", line)
+        if m:
+            rows["%s %s" % (m.group(1), m.group(2))] = len(m.group(3))
+    strides = [rows.get("stride %d" % s, -1) for s in (1, 2, 4, 8, 16, 32)]
+    t.record("ui: bandwidth against stride and offset as bars (stride 1 "
+             "23 cells for 77.8 %%, falling to 3 at stride 32): %s" % strides,
+             len(rows) == 12 and strides == sorted(strides, reverse=True)
+             and strides[0] == 23 and strides[-1] == 3
+             and rows.get("offset 31") == 23, r.stdout)
+
+
 def run(t):
     sweep_view(t)
+    variant_bars(t)
     explain_key_in_replay(t)
     if not shutil.which("tmux"):
         t.skip("ui suite", "tmux is not installed")
