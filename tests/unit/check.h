@@ -11,6 +11,7 @@
 #define CUDALAB_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static int check_count, check_failures;
 
@@ -43,5 +44,31 @@ static inline int check_done(void)
 		printf(__VA_ARGS__);                                       \
 		printf("\n");                                              \
 	} while (0)
+
+/*
+ * The text of tests/fixtures/DIR/NAME under $CUDALAB_ROOT (default: the
+ * current folder), or "" (with a "#" line saying so) when it cannot be
+ * read. The text stays valid until the next call.
+ */
+static inline const char *check_fixture(const char *dir, const char *name)
+{
+	static char *text;
+	char path[1024];
+	const char *root = getenv("CUDALAB_ROOT");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s",
+		 root ? root : ".", dir, name);
+	free(text);
+	text = NULL;
+	FILE *f = fopen(path, "rb");
+	long len = -1;
+	if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (text = (char *)malloc((size_t)len + 1)))
+		text[fread(text, 1, (size_t)len, f)] = '\0';
+	if (f)
+		fclose(f);
+	if (!text)
+		printf("# cannot read %s\n", path);
+	return text ? text : "";
+}
 
 #endif

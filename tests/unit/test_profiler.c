@@ -12,20 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct strbuf text;
-
 static const char *fixture(const char *name)
 {
-	char path[1024];
-	const char *root = getenv("CUDALAB_ROOT");
-	snprintf(path, sizeof(path), "%s/tests/fixtures/ncu/%s",
-		 root ? root : ".", name);
-	strbuf_release(&text);
-	if (strbuf_read_file(&text, path) < 0) {
-		printf("# cannot read %s\n", path);
-		return "";
-	}
-	return text.buf;
+	return check_fixture("ncu", name);
 }
 
 static int near(double a, double b, double rel)
@@ -175,6 +164,5 @@ int main(void)
 					 pm_info((enum pm_metric)k)->ncu_name) != 0;
 	}
 	CHECK(named && unique, "the metric table is complete and unambiguous");
-	strbuf_release(&text);
 	return check_done();
 }

@@ -7,20 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct strbuf text;
-
 static const char *fixture(const char *name)
 {
-	char path[1024];
-	const char *root = getenv("CUDALAB_ROOT");
-	snprintf(path, sizeof(path), "%s/tests/fixtures/sass/%s",
-		 root ? root : ".", name);
-	strbuf_release(&text);
-	if (strbuf_read_file(&text, path) < 0) {
-		printf("# cannot read %s\n", path);
-		return "";
-	}
-	return text.buf;
+	return check_fixture("sass", name);
 }
 
 int main(void)
@@ -55,6 +44,5 @@ int main(void)
 	      "a predicated 2-byte load, a byte store, spills; shared memory "
 	      "is not global");
 	CHECK(sass_parse("no listing here\n", &c) == 0, "no SASS: nothing counted");
-	strbuf_release(&text);
 	return check_done();
 }
