@@ -17,6 +17,7 @@ Python 3 standard library only.
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -396,7 +397,7 @@ def variants_svg(events):
         x0 = left + k * (pw + 20)
         xs = [v for v, _ in pts]
         logx = fam == "stride" and min(xs) >= 1
-        tx = (lambda v: __import__("math").log2(v)) if logx else float
+        tx = math.log2 if logx else float
         lo, hi = tx(min(xs)), tx(max(xs))
 
         def px(v, x0=x0, lo=lo, hi=hi, tx=tx):

@@ -36,6 +36,7 @@
  *  ptx        step global_loads global_stores max_load_bytes max_store_bytes
  *             nc_loads async_copies ... (counts of instructions in the PTX
  *             text) ptx_file (the kept PTX, in the build cache)
+ *             cubin_file (the kept machine code, beside it)
  *  progress   step phase("correctness"|"timing"|"sweep") done total
  *  case       step name ok n? seed mismatches? checked? first?:[{index
  *             expected got input?}] message?   (one correctness case)

@@ -232,13 +232,28 @@ static int build_harness_objects(const struct build_env *env,
 	return 0;
 }
 
-void step_ptx_path(const char *dir, const char *source, char *buf,
-		   size_t len)
+/* dir/STEM.suffix for source STEM.cu */
+static void kept_path(const char *dir, const char *source, const char *suffix,
+		      char *buf, size_t len)
 {
 	const char *base = strrchr(source, '/');
 	base = base ? base + 1 : source;
 	size_t stem = strlen(base) > 3 ? strlen(base) - 3 : 0; /* no ".cu" */
-	snprintf(buf, len, "%s/%.*s.ptx", dir, (int)stem, base);
+	snprintf(buf, len, "%s/%.*s.%s", dir, (int)stem, base, suffix);
+}
+
+void step_ptx_path(const char *dir, const char *source, char *buf,
+		   size_t len)
+{
+	kept_path(dir, source, "ptx", buf, len);
+}
+
+void step_cubin_path(const char *dir, const char *source, const char *arch,
+		     char *buf, size_t len)
+{
+	char suffix[64];
+	snprintf(suffix, sizeof(suffix), "%s.cubin", arch);
+	kept_path(dir, source, suffix, buf, len);
 }
 
 static char *read_ptx(const char *dir, const char *source)

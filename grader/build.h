@@ -77,5 +77,8 @@ void step_build_release(struct step_build *b);
 /* The PTX nvcc kept for source in a step's folder (dir/NAME.ptx). */
 void step_ptx_path(const char *dir, const char *source, char *buf,
 		   size_t len);
+/* The cubin nvcc kept beside it for arch (dir/NAME.sm_90.cubin). */
+void step_cubin_path(const char *dir, const char *source, const char *arch,
+		     char *buf, size_t len);
 
 #endif

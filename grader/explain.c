@@ -8,10 +8,10 @@
 #include "sass.h"
 #include "strbuf.h"
 
-#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 static void collect(void *arg, json_t *ev)
 {
@@ -159,27 +159,15 @@ static void print_memory(FILE *out, json_t *ptx, const char *source,
 }
 
 
-/* The step's machine code next to its executable: what the memory
- * instructions became (sass.h). */
-static void print_sass(FILE *out, const char *exe)
+/* The step's kept machine code: what the memory instructions became
+ * (sass.h). */
+static void print_sass(FILE *out, const char *cubin)
 {
-	char dir[4096], cubin[4608] = "", why[256];
-	snprintf(dir, sizeof(dir), "%s", exe);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d)) && !cubin[0]) {
-		size_t n = strlen(e->d_name);
-		if (n > 6 && !strcmp(e->d_name + n - 6, ".cubin"))
-			snprintf(cubin, sizeof(cubin), "%s/%s", dir, e->d_name);
-	}
-	if (d)
-		closedir(d);
+	char why[256];
 	struct sass_counts c;
-	if (!cubin[0]) {
-		fprintf(out, "  sass      not shown: no cubin beside %s\n", exe);
+	if (access(cubin, R_OK) != 0) {
+		fprintf(out, "  sass      not shown: no machine code at %s\n",
+			cubin);
 		return;
 	}
 	if (sass_read(cubin, &c, why, sizeof(why)) < 0) {
@@ -562,9 +550,10 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 		json_t *ptx = find(events, "ptx", id);
 		if (res)
 			print_compiler(out, res, facts);
-		if (ptx)
+		if (ptx) {
 			print_memory(out, ptx, source, facts);
-		print_sass(out, event_str(compile, "exe"));
+			print_sass(out, event_str(ptx, "cubin_file"));
+		}
 		if (e->no_counters) {
 			fprintf(out, "  counters  not measured: --no-counters\n");
 		} else if (!gpu) {

@@ -565,6 +565,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			char path[PATH_MAX * 2];
 			step_ptx_path(b->dir, b->source, path, sizeof(path));
 			json_object_set_new(ptx, "ptx_file", json_string(path));
+			step_cubin_path(b->dir, b->source, arch, path, sizeof(path));
+			json_object_set_new(ptx, "cubin_file", json_string(path));
 			emit(sink, arg, ptx);
 		}
 	}

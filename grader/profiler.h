@@ -42,6 +42,8 @@
  * (its launch configuration and the device's peaks). */
 enum pm_combine { PM_SUM, PM_TIME_WEIGHTED, PM_LONGEST };
 
+#define PM_NSTALLS 19 /* the stall reasons of ncu's warp-state section */
+
 enum pm_metric {
 	PM_DURATION,         /* s, gpu__time_duration */
 	PM_DRAM_PCT,         /* % of peak DRAM throughput */
@@ -76,7 +78,7 @@ enum pm_metric {
 	PM_DRAM_PEAK_BPC,    /* DRAM bytes per DRAM cycle, peak */
 	PM_DRAM_HZ,
 	PM_STALL_FIRST,      /* warps stalled per issue, one per reason */
-	PM_COUNT = PM_STALL_FIRST + 19
+	PM_COUNT = PM_STALL_FIRST + PM_NSTALLS
 };
 
 struct pm_info {
@@ -86,9 +88,8 @@ struct pm_info {
 
 /* The ncu metric behind m. */
 const struct pm_info *pm_info(enum pm_metric m);
-/* The stall reason of PM_STALL_FIRST + i ("long_scoreboard"), i < 19. */
+/* The stall reason of PM_STALL_FIRST + i ("long_scoreboard"), i < PM_NSTALLS. */
 const char *pm_stall_reason(int i);
-#define PM_NSTALLS 19
 
 enum profile_set { PROFILE_CHECKS, PROFILE_EXPLAIN };
 
