@@ -13,7 +13,8 @@ static void copy_str(char *dst, size_t len, const json_t *v)
 	snprintf(dst, len, "%s", json_is_string(v) ? json_string_value(v) : "");
 }
 
-/* The required % of copy of a step record's pct_of_copy check, or -1. */
+/* The required % of copy of a step record's pct_of_copy check (or of its
+ * pct_of_reference check, in % of copy terms), or -1. */
 static double record_threshold(const json_t *rec)
 {
 	size_t i;
@@ -21,10 +22,16 @@ static double record_threshold(const json_t *rec)
 	json_array_foreach(json_object_get(rec, "checks"), i, c) {
 		const json_t *m = json_object_get(c, "metric");
 		const json_t *req = json_object_get(c, "required");
+		const json_t *copy = json_object_get(c, "required_pct_of_copy");
 		if (json_is_string(m) &&
 		    !strcmp(json_string_value(m), "pct_of_copy") &&
 		    json_is_number(req))
 			return json_number_value(req);
+		/* a bar relative to the reference, in % of copy terms */
+		if (json_is_string(m) &&
+		    !strcmp(json_string_value(m), "pct_of_reference") &&
+		    json_is_number(copy))
+			return json_number_value(copy);
 	}
 	return -1;
 }

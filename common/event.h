@@ -37,7 +37,11 @@
  *             nc_loads async_copies ... (counts of instructions in the PTX
  *             text) ptx_file (the kept PTX, in the build cache)
  *             cubin_file (the kept machine code, beside it)
- *  progress   step phase("correctness"|"timing"|"sweep") done total
+ *  progress   step phase("correctness"|"timing"|"sweep"|"calibrating"|
+ *             "remeasure") done total message?   ("calibrating": the
+ *             grader times the step's reference solution on this GPU, once;
+ *             "remeasure": a figure within its noise of a bar is measured
+ *             again)
  *  case       step name ok n? seed mismatches? checked? first?:[{index
  *             expected got input?}] message?   (one correctness case)
  *  guard      step buffer before after first_offset? message
@@ -67,10 +71,19 @@
  *  todo       step file line   (the step still calls CUDALAB_TODO())
  *  error      step? kind("cuda"|"harness"|"usage") message
  *  harness_end step ok      (the harness reached its end; absent => it died)
- *  check      step id metric status("pass"|"fail"|"not_measured")
- *             measured? required op(">="|"<=") unit message
+ *  check      step id metric status("pass"|"fail"|"close"|"not_measured")
+ *             measured? required op(">="|"<=") unit message margin?
+ *             margin_pct? noise?   (margin: how far on the passing side of
+ *             the bar, in the unit, negative when failing; margin_pct: the
+ *             same as a share of the bar; noise: the figure's uncertainty,
+ *             for timing figures; "close": within its noise of the bar
+ *             after measuring again — too close to call, not graded)
+ *  calibration step gbps ci_rel into   (calibrate: the reference's figure
+ *             for this step was kept in the folder `into`; grader/
+ *             calibration.h)
  *  step_end   step verdict summary hint? seconds gbps? pct_of_copy?
- *             speedup_vs_first? median_us? timing_withheld?
+ *             pct_of_reference? speedup_vs_first? median_us?
+ *             timing_withheld?
  *             The timing figures (median_us gbps pct_of_copy
  *             speedup_vs_first) are there only when the run was correct
  *             and its timing trusted (default stream, audit passed); else

@@ -7,6 +7,17 @@ static const struct metric_info metrics[] = {
 	 "bandwidth as a percentage of this GPU's measured copy bandwidth"},
 	{"pct_of_copy_worst", "% of copy", "timing",
 	 "the lowest pct_of_copy over the timed variants (e.g. offsets)"},
+	{"pct_of_reference", "% of reference",
+	 "timing against the lab's reference solution on this kind of GPU "
+	 "(calibration)",
+	 "GB/s as a percentage of the GB/s of the step's reference solution, "
+	 "timed by the same harness on the same kind of GPU (run.py "
+	 "calibrate); the timing bar that holds on every GPU"},
+	{"pct_of_reference_worst", "% of reference",
+	 "timing against the lab's reference solution on this kind of GPU "
+	 "(calibration)",
+	 "the slowest timed variant (e.g. offset) as a percentage of the "
+	 "reference's slowest variant"},
 	{"gbps", "GB/s", "timing", "bytes the step must move / median time"},
 	{"median_us", "us", "timing", "median time of one call"},
 	{"speedup_vs_first", "x", "timing",

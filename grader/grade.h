@@ -35,6 +35,11 @@ struct grade_opts {
 	const char *arch_fallback; /* arch to compile for without a device */
 	int pretend_no_device;     /* tests: behave as on a machine with none */
 	int build_only;            /* stop after the compile events */
+	const char *calibrate_into; /* calibrate: keep each passing step's
+				       figure in this folder (the state
+				       folder, or ROOT/calibration for the
+				       tree: calibration.h); src_dir is then
+				       the lab's reference solutions */
 	int sandbox;               /* run step programs under bubblewrap when
 				      it works here (sandbox.h); a "sandbox"
 				      event says whether it did */

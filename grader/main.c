@@ -39,6 +39,11 @@ static const char usage[] =
 	"              Nsight Compute's counters (DRAM, occupancy and its limit,\n"
 	"              sectors per request, stalls, ...), the lab's hints that\n"
 	"              apply, and a roofline\n"
+	"  calibrate LAB  time the lab's reference solutions (solutions/LAB) on\n"
+	"              this GPU and keep each step's figure, which the timing\n"
+	"              bars (pct_of_reference) are relative to; --into DIR keeps\n"
+	"              them in DIR/KEY.json (the tree's calibration/ folder)\n"
+	"              instead of the state folder\n"
 	"  list        the labs in workshop order, with your progress\n"
 	"  device      this machine's GPU and its measured copy bandwidth\n"
 	"\n"
@@ -311,12 +316,17 @@ int main(int argc, char **argv)
 	    !strcmp(cmd, "merge"))
 		return cmd_class(cmd, root, argc - i, argv + i);
 	if (strcmp(cmd, "test") && strcmp(cmd, "bench") &&
-	    strcmp(cmd, "device") && strcmp(cmd, "explain"))
+	    strcmp(cmd, "device") && strcmp(cmd, "explain") &&
+	    strcmp(cmd, "calibrate"))
 		return usage_error("unknown command \"%s\"", cmd);
 
 	struct grade_opts o = {.root = root, .build_dir = build_dir,
 			       .state_dir = state_dir,
 			       .bench = !strcmp(cmd, "bench")};
+	int calibrating = !strcmp(cmd, "calibrate");
+	char solutions[PATH_MAX + 320];
+	if (calibrating)
+		o.calibrate_into = state_dir;
 	const char *arch = getenv("CUDALAB_ARCH");
 	o.arch_fallback = arch && *arch ? arch : "sm_90";
 	const char *nodev = getenv("CUDALAB_NO_DEVICE");
@@ -349,6 +359,13 @@ int main(int argc, char **argv)
 			o.build_only = 1;
 		} else if (!strcmp(a, "--no-save")) {
 			no_save = 1;
+		} else if (calibrating && !strcmp(a, "--bench")) {
+			o.bench = 1;
+		} else if (calibrating && !strcmp(a, "--into")) {
+			if (!v || !*v)
+				return usage_error("%s needs a folder", a);
+			o.calibrate_into = v;
+			i++;
 		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--no-counters")) {
 			eo.no_counters = 1;
 		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--plot")) {
@@ -418,6 +435,15 @@ int main(int argc, char **argv)
 	}
 	if (!o.lab)
 		return usage_error("%s needs a lab name (see `list`)", cmd);
+	if (calibrating) {
+		if (o.src_dir || o.step)
+			return usage_error("%s times the reference solutions of "
+					   "every step: no --src or --step",
+					   cmd);
+		snprintf(solutions, sizeof(solutions), "%s/solutions/%s", root,
+			 o.lab);
+		o.src_dir = solutions;
+	}
 
 	if (!strcmp(cmd, "explain")) {
 		int erc = explain_lab(&o, &eo, stdout, err, sizeof(err));

@@ -1,6 +1,7 @@
 #include "verdict.h"
 #include "metric.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <signal.h>
 #include <string.h>
@@ -17,6 +18,29 @@ static void keep_first(json_t **slot, json_t *ev)
 {
 	if (!*slot)
 		*slot = json_incref(ev);
+}
+
+/*
+ * The relative half-width of a timing's median: from the harness's
+ * confidence interval of the median when it sends one (ci_low_us,
+ * ci_high_us), else estimated from the spread of the repetitions (the
+ * median's standard error is about 1.25 sigma / sqrt(reps); 1.96 of them
+ * for 95 %), else the spread of the rounds' medians.
+ */
+static double timing_ci_rel(const json_t *ev)
+{
+	double med = event_num(ev, "median_us");
+	if (med <= 0)
+		return 0;
+	json_t *lo = json_object_get(ev, "ci_low_us");
+	json_t *hi = json_object_get(ev, "ci_high_us");
+	if (json_is_number(lo) && json_is_number(hi))
+		return (json_number_value(hi) - json_number_value(lo)) /
+		       (2 * med);
+	double reps = event_num(ev, "reps");
+	double rel = reps > 0 ? 2.46 * event_num(ev, "cv") / sqrt(reps) : 0;
+	double rounds = event_num(ev, "rounds_cv");
+	return rounds > rel ? rounds : rel;
 }
 
 static void outcome_event(struct step_outcome *r, json_t *ev)
@@ -65,13 +89,26 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 			json_object_set_new(ev, "pct_of_copy",
 					    json_real(100 * gbps / r->copy_gbps));
 		const char *who = json_string_value(json_object_get(ev, "who"));
+		double ci = timing_ci_rel(ev);
 		if (who && !strcmp(who, "vendor")) {
 			keep_first(&r->vendor_timing, ev);
 		} else if (who && !strcmp(who, "reference")) {
 			/* the lab's own baseline, timed in this process */
 			json_object_set(r->metrics, "baseline_us",
 					json_object_get(ev, "median_us"));
+			json_object_set_new(r->metrics, "baseline_ci_rel",
+					    json_real(ci));
 		} else {
+			json_t *lowest = json_object_get(r->metrics, "gbps_worst");
+			if (!lowest || gbps < json_number_value(lowest))
+				json_object_set_new(r->metrics, "gbps_worst",
+						    json_real(gbps));
+			/* physics: nothing moves its bytes faster than the
+			 * GPU copies them (plus what a read-mostly kernel
+			 * gains over a copy): a faster figure was not timed */
+			if (r->copy_gbps > 0 &&
+			    gbps > VERDICT_PHYSICS_SLACK * r->copy_gbps)
+				keep_first(&r->beyond_physics, ev);
 			double pct = r->copy_gbps > 0 ? 100 * gbps / r->copy_gbps
 						       : 0;
 			json_t *worst = json_object_get(r->metrics,
@@ -89,6 +126,8 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 						    json_real(gbps));
 				json_object_set(r->metrics, "median_us",
 						json_object_get(ev, "median_us"));
+				json_object_set_new(r->metrics, "median_ci_rel",
+						    json_real(ci));
 				if (r->copy_gbps > 0)
 					json_object_set_new(r->metrics,
 							    "pct_of_copy",
@@ -100,11 +139,21 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 		json_t *base = json_object_get(r->metrics, "baseline_us");
 		json_t *mine = json_object_get(r->metrics, "median_us");
 		if (json_is_number(base) && json_is_number(mine) &&
-		    json_number_value(mine) > 0)
+		    json_number_value(mine) > 0) {
+			double sp = json_number_value(base) /
+				    json_number_value(mine);
+			double cb = json_number_value(json_object_get(
+				r->metrics, "baseline_ci_rel"));
+			double cs = json_number_value(json_object_get(
+				r->metrics, "median_ci_rel"));
+			json_object_set_new(r->metrics, "speedup_vs_baseline",
+					    json_real(sp));
+			/* both timed in this process, side by side */
 			json_object_set_new(
-				r->metrics, "speedup_vs_baseline",
-				json_real(json_number_value(base) /
-					  json_number_value(mine)));
+				r->metrics, "speedup_vs_baseline_noise",
+				json_real(sp * (sqrt(cb * cb + cs * cs) +
+						VERDICT_SAME_PROCESS_SPREAD)));
+		}
 	}
 	if (strcmp(kind, "harness_end"))
 		r->sink(r->sink_arg, ev);
@@ -146,6 +195,7 @@ void outcome_release(struct step_outcome *r)
 	json_decref(r->todo);
 	json_decref(r->integrity);
 	json_decref(r->vendor_timing);
+	json_decref(r->beyond_physics);
 }
 
 
@@ -178,6 +228,9 @@ const char *outcome_timing_withheld(const struct step_outcome *o,
 	if (o->integrity)
 		return "the timing audit failed: the events did not time the "
 		       "work";
+	if (o->beyond_physics)
+		return "faster than this GPU can copy the bytes the step must "
+		       "move: the work was not timed";
 	return NULL;
 }
 
@@ -225,12 +278,11 @@ void outcome_add_static(struct step_outcome *o, const json_t *resources,
 	}
 }
 
-/* Evaluate the step's checks; emits a check event for each. Returns the
- * first failed (or, failing none, the first unmeasured) check's message. */
+/* Evaluate the step's checks; emits a check event for each (verdict.h). */
 void verdict_checks(const struct step_spec *s, json_t *metrics,
-			    event_sink sink, void *arg, char *fail_msg,
-			    size_t fail_len, char *unmeasured, size_t un_len)
+		    event_sink sink, void *arg, struct check_summary *out)
 {
+	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < s->nchecks; i++) {
 		const struct check_spec *c = &s->checks[i];
 		const struct metric_info *m = metric_find(c->metric);
@@ -243,33 +295,96 @@ void verdict_checks(const struct step_spec *s, json_t *metrics,
 				       id, "metric", c->metric, "required",
 				       c->bound, "op", op, "unit", m->unit);
 		if (!json_is_number(v)) {
-			char why[256];
-			snprintf(why, sizeof(why),
-				 "%s was not measured (it comes from the %s, "
-				 "which did not report it)", c->metric,
-				 m->source);
+			char why[256], key[96];
+			snprintf(key, sizeof(key), "why:%s", c->metric);
+			const char *because =
+				json_string_value(json_object_get(metrics, key));
+			if (because)
+				snprintf(why, sizeof(why), "%s was not measured: %s",
+					 c->metric, because);
+			else
+				snprintf(why, sizeof(why),
+					 "%s was not measured (it comes from the "
+					 "%s, which did not report it)",
+					 c->metric, m->source);
 			json_object_set_new(ev, "status",
 					    json_string("not_measured"));
 			json_object_set_new(ev, "message", json_string(why));
-			if (!*unmeasured)
-				snprintf(unmeasured, un_len, "%s", why);
+			if (!out->unmeasured[0])
+				snprintf(out->unmeasured, sizeof(out->unmeasured),
+					 "%s", why);
 			emit(sink, arg, ev);
 			continue;
 		}
 		double x = json_number_value(v);
+		char nkey[96];
+		snprintf(nkey, sizeof(nkey), "%s_noise", c->metric);
+		double noise = json_number_value(json_object_get(metrics, nkey));
 		int ok = c->op == CHECK_AT_LEAST ? x >= c->bound : x <= c->bound;
+		/* how far on the right side of the bar, as a share of it */
+		double margin = c->op == CHECK_AT_LEAST ? x - c->bound
+							: c->bound - x;
+		int close = noise > 0 && fabs(x - c->bound) <= noise;
 		json_object_set_new(ev, "measured", json_real(x));
+		json_object_set_new(ev, "margin", json_real(margin));
+		if (c->bound != 0)
+			json_object_set_new(ev, "margin_pct",
+					    json_real(100 * margin /
+						      fabs(c->bound)));
+		if (noise > 0)
+			json_object_set_new(ev, "noise", json_real(noise));
+		/* the same bar in the copy bandwidth's terms, for displays
+		 * that draw % of copy: bar x the reference's % of copy */
+		if (!strncmp(c->metric, "pct_of_reference", 16) && x > 0) {
+			json_t *copy = json_object_get(
+				metrics, strstr(c->metric, "_worst")
+						 ? "pct_of_copy_worst"
+						 : "pct_of_copy");
+			if (json_is_number(copy))
+				json_object_set_new(
+					ev, "required_pct_of_copy",
+					json_real(c->bound *
+						  json_number_value(copy) / x));
+		}
 		json_object_set_new(ev, "status",
-				    json_string(ok ? "pass" : "fail"));
+				    json_string(close ? "close"
+						: ok  ? "pass"
+						      : "fail"));
 		char msg[512];
-		snprintf(msg, sizeof(msg), "%s: %.4g%s%s, needs %s %g — %s",
-			 c->metric, x, *m->unit ? " " : "", m->unit, op,
-			 c->bound, c->why);
+		if (close)
+			snprintf(msg, sizeof(msg),
+				 "%s: %.4g%s%s +/- %.2g, needs %s %g — too close "
+				 "to call: the bar is inside the measurement's "
+				 "uncertainty",
+				 c->metric, x, *m->unit ? " " : "", m->unit,
+				 noise, op, c->bound);
+		else
+			snprintf(msg, sizeof(msg),
+				 "%s: %.4g%s%s, needs %s %g (margin %+.3g) — %s",
+				 c->metric, x, *m->unit ? " " : "", m->unit, op,
+				 c->bound, margin, c->why);
 		json_object_set_new(ev, "message", json_string(msg));
-		if (!ok && !*fail_msg)
-			snprintf(fail_msg, fail_len, "%s", msg);
+		if (close && !out->close[0])
+			snprintf(out->close, sizeof(out->close), "%s", msg);
+		if (!ok && !close && !out->fail[0])
+			snprintf(out->fail, sizeof(out->fail), "%s", msg);
 		emit(sink, arg, ev);
 	}
+}
+
+int verdict_has_close_call(const struct step_spec *s, const json_t *metrics)
+{
+	for (size_t i = 0; i < s->nchecks; i++) {
+		const struct check_spec *c = &s->checks[i];
+		json_t *v = json_object_get(metrics, c->metric);
+		char nkey[96];
+		snprintf(nkey, sizeof(nkey), "%s_noise", c->metric);
+		double noise = json_number_value(json_object_get(metrics, nkey));
+		if (json_is_number(v) && noise > 0 &&
+		    fabs(json_number_value(v) - c->bound) <= noise)
+			return 1;
+	}
+	return 0;
 }
 
 const char *verdict_first_error(const json_t *diagnostics, char *buf,
@@ -299,9 +414,12 @@ const char *verdict_first_error(const json_t *diagnostics, char *buf,
 
 /* Decide a ran step's verdict; fills summary. */
 const char *verdict_decide(const struct step_outcome *r, const struct child *c,
-			  const char *check_fail, const char *unmeasured,
-			  char *summary, size_t len)
+			   const struct check_summary *checks, char *summary,
+			   size_t len)
 {
+	static const struct check_summary none;
+	if (!checks)
+		checks = &none;
 	char how[160];
 	if (c->timed_out) {
 		snprintf(summary, len,
@@ -390,12 +508,26 @@ const char *verdict_decide(const struct step_outcome *r, const struct child *c,
 			 event_str(r->integrity, "message"));
 		return "fail";
 	}
-	if (*check_fail) {
-		snprintf(summary, len, "%s", check_fail);
+	if (r->beyond_physics) {
+		snprintf(summary, len,
+			 "timing not trusted: %.0f GB/s is more than %.2fx the "
+			 "%.0f GB/s this GPU copies at: no kernel moves the bytes "
+			 "its step must move that fast, so the timed calls did "
+			 "not do the work (skipped or cached calls?)",
+			 event_num(r->beyond_physics, "gbps"),
+			 VERDICT_PHYSICS_SLACK, r->copy_gbps);
 		return "fail";
 	}
-	if (*unmeasured) {
-		snprintf(summary, len, "NOT GRADED: %s", unmeasured);
+	if (checks->fail[0]) {
+		snprintf(summary, len, "%s", checks->fail);
+		return "fail";
+	}
+	if (checks->close[0]) {
+		snprintf(summary, len, "NOT GRADED: %s", checks->close);
+		return "not_graded";
+	}
+	if (checks->unmeasured[0]) {
+		snprintf(summary, len, "NOT GRADED: %s", checks->unmeasured);
 		return "not_graded";
 	}
 	snprintf(summary, len, "correct, and every check passed");

@@ -16,7 +16,9 @@
  * (event.h lists them) with a one-line summary a student can act on. The
  * order of precedence: timeout, not implemented, crash (CUDA error, garbage
  * on the channel, early exit or signal), wrong result, out-of-bounds write,
- * off-stream launch, failed timing audit, failed check, unmeasured check (not graded), pass.
+ * off-stream launch, failed timing audit, a timing beyond physics, failed
+ * check, a check too close to call (not graded), unmeasured check (not
+ * graded), pass.
  */
 #ifndef CUDALAB_VERDICT_H
 #define CUDALAB_VERDICT_H
@@ -28,6 +30,17 @@
 #include "manifest.h"
 #include "runner.h"
 #include "strbuf.h"
+
+/*
+ * A step's GB/s above this many times the measured copy bandwidth was not
+ * timed honestly: the bytes a step "must move" are counted once each, and
+ * on the GPUs measured no honest reference exceeds 1.02x copy (saxpy v5
+ * on the H100: 101.7 %); a read-only kernel may beat a copy by a little,
+ * hence the slack.
+ */
+#define VERDICT_PHYSICS_SLACK 1.15
+/* Spread of a ratio of two kernels timed side by side in one process. */
+#define VERDICT_SAME_PROCESS_SPREAD 0.005
 
 struct step_outcome {
 	const char *step_id;
@@ -42,6 +55,8 @@ struct step_outcome {
 	json_t *todo;          /* todo event */
 	json_t *integrity;     /* first failed timing audit */
 	json_t *vendor_timing; /* timing event of the vendor program */
+	json_t *beyond_physics; /* a student timing faster than the GPU
+				   can copy (VERDICT_PHYSICS_SLACK) */
 	double timed_n;        /* elements of the timed call (0: not timed) */
 	int harness_end;
 	int off_stream;
@@ -68,13 +83,39 @@ int outcome_ran_clean(const struct step_outcome *o, const struct child *c);
 const char *outcome_timing_withheld(const struct step_outcome *o,
 				    const struct child *c);
 
-void verdict_checks(const struct step_spec *s, json_t *metrics,
-		    event_sink sink, void *arg, char *fail_msg,
-		    size_t fail_len, char *unmeasured, size_t un_len);
+/*
+ * What the checks of one step found: the message of the first failed check,
+ * of the first check too close to call, and of the first one that could not
+ * be measured ("" when none).
+ */
+struct check_summary {
+	char fail[600];
+	char close[600];
+	char unmeasured[300];
+};
 
+/*
+ * Evaluate every check of s against metrics; one "check" event each, with
+ * the measured value, its margin (how far on the passing side of the bar,
+ * in the metric's unit and as margin_pct of the bar) and, for a timing
+ * figure, its noise. A metric M may come with M_noise (metrics from
+ * timings: calibration.h, and speedup_vs_baseline from both timings'
+ * intervals); a value within its noise of the bar is "close": neither pass
+ * nor fail. A metric that could not be measured may come with "why:M", the
+ * reason in words.
+ */
+void verdict_checks(const struct step_spec *s, json_t *metrics,
+		    event_sink sink, void *arg, struct check_summary *out);
+
+/* True when some check's value lies within its noise of its bar: the
+ * caller measures again before deciding. */
+int verdict_has_close_call(const struct step_spec *s, const json_t *metrics);
+
+/* checks may be NULL (the step was not checked). */
 const char *verdict_decide(const struct step_outcome *r,
-			   const struct child *c, const char *check_fail,
-			   const char *unmeasured, char *summary, size_t len);
+			   const struct child *c,
+			   const struct check_summary *checks, char *summary,
+			   size_t len);
 
 /* "file.cu:12: message" of the first error diagnostic. */
 const char *verdict_first_error(const json_t *diagnostics, char *buf,

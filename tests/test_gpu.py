@@ -33,6 +33,7 @@ DISTINGUISHING = {"v2": "elements_per_thread", "v3": "ptx_nc_loads",
 def solutions_pass(t):
     rc, events, err = hu.grade(["test", LAB, "--src", SOL])
     ends = hu.step_ends(events)
+    bars_clear(t, LAB, events, "the reference", True)
     for step in STEPS:
         e = ends.get(step, {})
         t.record("gpu: solution %s passes step %s" % (step, step),
@@ -57,6 +58,34 @@ def starters(t):
     t.record("gpu: starters exit 1", rc == 1, "rc=%d" % rc)
 
 
+# A timing bar must sit at least this far (as a share of the bar) from the
+# figures of both neighbouring references: the step's own reference above
+# it, and the previous step's reference below it when time is what fails
+# that one (issue: bars that hold on any GPU).
+BAR_CLEARANCE = 0.10
+TIMING_BARS = ("pct_of_reference", "pct_of_reference_worst",
+               "speedup_vs_baseline")
+
+
+def bars_clear(t, lab, events, whose, above):
+    """Every timing check of every step in events is at least
+    BAR_CLEARANCE from its bar: above it (a step's own reference) or, for
+    the previous step's reference, either well below or well above."""
+    for c in (e for e in events if e.get("event") == "check"
+              and e.get("metric") in TIMING_BARS):
+        x, bar = c.get("measured"), c.get("required")
+        if not isinstance(x, (int, float)) or not bar:
+            t.record("gpu: %s %s %s: %s measured" % (lab, whose, c["step"],
+                                                      c["metric"]),
+                     False, str(c))
+            continue
+        gap = x / bar - 1
+        ok = gap >= BAR_CLEARANCE if above else abs(gap) >= BAR_CLEARANCE
+        t.record("gpu: %s %s of %s: %s %.3g is %+.0f %% from its bar %g"
+                 % (lab, whose, c["step"], c["metric"], x, 100 * gap, bar),
+                 ok, c.get("message", ""))
+
+
 def step_matrix(t, lab=LAB, steps=STEPS, distinguishing=DISTINGUISHING):
     files = step_files(lab)
     sol = os.path.join(hu.ROOT, "solutions", lab)
@@ -69,6 +98,7 @@ def step_matrix(t, lab=LAB, steps=STEPS, distinguishing=DISTINGUISHING):
         e = hu.step_ends(events).get(step, {})
         failed = [c["metric"] for c in hu.checks(events, step)
                   if c.get("status") == "fail"]
+        bars_clear(t, lab, events, "the previous step's reference", False)
         t.record("gpu: %s solution %s submitted as %s fails on %s"
                  % (lab, prev, step, distinguishing[step]),
                  e.get("verdict") == "fail"
@@ -135,6 +165,7 @@ def haxpy(t):
     rc, events, err = hu.grade(["test", "haxpy", "--src",
                                 os.path.join(hu.ROOT, "solutions", "haxpy")])
     e = hu.step_ends(events).get("haxpy", {})
+    bars_clear(t, "haxpy", events, "the reference", True)
     offsets = [x for x in events if x.get("event") == "timing"]
     t.record("gpu: haxpy solution passes (correct at every offset, fast at "
              "every offset)",
@@ -149,14 +180,14 @@ def haxpy(t):
                     and not c.get("ok")]
     t.record("gpu: haxpy starter is correct and fails on bandwidth",
              e.get("verdict") == "fail" and not cases_failed
-             and "pct_of_copy" in failed
+             and "pct_of_reference" in failed
              and "ptx_max_load_bytes" in failed,
              "%s: %s (failed checks %s)" % (e.get("verdict"), e.get("summary"),
                                             failed))
 
 
 TRANSPOSE_STEPS = ["v1", "v2", "v3", "v4"]
-TRANSPOSE_DISTINGUISHING = {"v2": "pct_of_copy",
+TRANSPOSE_DISTINGUISHING = {"v2": "pct_of_reference",
                             "v3": "bank_conflicts_per_element",
                             "v4": "elements_per_thread"}
 
@@ -165,6 +196,7 @@ def transpose(t):
     rc, events, err = hu.grade(["test", "transpose", "--src",
                                 os.path.join(hu.ROOT, "solutions", "transpose")])
     ends = hu.step_ends(events)
+    bars_clear(t, "transpose", events, "the reference", True)
     for step in TRANSPOSE_STEPS:
         e = ends.get(step, {})
         t.record("gpu: transpose solution %s passes" % step,
@@ -207,6 +239,7 @@ def reduction(t):
     rc, events, err = hu.grade(["test", "reduction", "--src",
                                 os.path.join(hu.ROOT, "solutions", "reduction")])
     ends = hu.step_ends(events)
+    bars_clear(t, "reduction", events, "the reference", True)
     for step in REDUCTION_STEPS:
         e = ends.get(step, {})
         t.record("gpu: reduction solution %s passes" % step,
@@ -233,6 +266,7 @@ def prefetch(t):
     rc, events, err = hu.grade(["test", "prefetch", "--src",
                                 os.path.join(hu.ROOT, "solutions", "prefetch")])
     ends = hu.step_ends(events)
+    bars_clear(t, "prefetch", events, "the reference", True)
     for step in PREFETCH_STEPS:
         e = ends.get(step, {})
         t.record("gpu: prefetch solution %s passes (%.2fx the baseline)"
@@ -389,6 +423,7 @@ def coalescing(t):
     the given kernel, is right and too slow); the planted bugs are caught."""
     sol = os.path.join(hu.ROOT, "solutions", "coalescing")
     rc, events, err = hu.grade(["test", "coalescing", "--src", sol])
+    bars_clear(t, "coalescing", events, "the reference", True)
     ends = hu.step_ends(events)
     for step in ("v1", "v2", "v3", "v4"):
         e = ends.get(step, {})

@@ -201,6 +201,10 @@ static void on_step_event(struct ui_state *s, const char *kind,
 		    !strcmp(event_str(ev, "metric"), "pct_of_copy") &&
 		    !strcmp(event_str(ev, "op"), ">="))
 			st->threshold_pct = event_num(ev, "required");
+		/* a bar relative to the reference, in % of copy terms */
+		if (!strcmp(event_str(ev, "metric"), "pct_of_reference") &&
+		    json_is_number(json_object_get(ev, "required_pct_of_copy")))
+			st->threshold_pct = event_num(ev, "required_pct_of_copy");
 	} else if (!strcmp(kind, "step_end")) {
 		st->phase = PH_DONE;
 		COPY(st->verdict, event_str(ev, "verdict"));

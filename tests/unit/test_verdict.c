@@ -34,13 +34,13 @@ static const char *outcome_of(const char *text, struct child *c,
 	size_t half = strlen(text) / 2;
 	outcome_feed(&o, text, half);
 	outcome_feed(&o, text + half, strlen(text) - half);
-	char fail[600] = "", unmeasured[300] = "";
-	if (outcome_ran_clean(&o, c))
-		verdict_checks(&spec, o.metrics, count_sink, NULL, fail,
-			       sizeof(fail), unmeasured, sizeof(unmeasured));
+	struct check_summary checks;
+	int clean = outcome_ran_clean(&o, c);
+	if (clean)
+		verdict_checks(&spec, o.metrics, count_sink, NULL, &checks);
 	static char verdict[32];
 	snprintf(verdict, sizeof(verdict), "%s",
-		 verdict_decide(&o, c, fail, unmeasured, summary, len));
+		 verdict_decide(&o, c, clean ? &checks : NULL, summary, len));
 	outcome_release(&o);
 	return verdict;
 }
