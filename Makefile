@@ -52,11 +52,13 @@ build/cudalab-grader: build/grader/main.o $(GRADER_OBJ) $(COMMON_OBJ)
 build/cudalab-ui: build/ui/main.o $(UI_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lncursesw $(LDLIBS)
 
+RUNTIME_OBJ := build/common/stats.o build/common/event.o build/common/gpulock.o \
+               build/common/gpustate.o
 build/devprobe: common/devprobe.cu common/harness.cu common/harness.h \
                 common/cudalab.h common/event.h common/stats.h \
-                build/common/stats.o build/common/event.o
+                common/gpulock.h common/gpustate.h $(RUNTIME_OBJ)
 	$(NVCC) $(NVCCFLAGS) -o $@ common/devprobe.cu common/harness.cu \
-	        build/common/stats.o build/common/event.o $(WRAP) -ljansson
+	        $(RUNTIME_OBJ) $(WRAP) -ljansson -ldl
 
 build/tests/%: tests/unit/%.c $(GRADER_OBJ) $(UI_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)

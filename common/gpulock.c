@@ -1,4 +1,7 @@
 /* gpulock: see gpulock.h for the contract and the scheme. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* F_OFD_SETLK, when built by nvcc without it */
+#endif
 #include "gpulock.h"
 
 #include <errno.h>

@@ -1,4 +1,7 @@
 /* gpustate: see gpustate.h for the contract and the rules. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* F_OFD_SETLK, when built by nvcc without it */
+#endif
 #include "gpustate.h"
 
 #include <dlfcn.h>
