@@ -5,7 +5,7 @@
 static const char *const kinds[] = {
 	"run_begin", "device", "step_begin", "compile", "resources", "ptx",
 	"progress", "profile", "sanitizer", "case", "guard", "launch", "timing",
-	"todo", "error", "integrity", "lint", "sandbox", "sweep",
+	"todo", "error", "integrity", "gpu_state", "lint", "sandbox", "sweep",
 	"calibration",
 	"harness_end", "check", "step_end", "run_end",
 };

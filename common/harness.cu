@@ -1,6 +1,8 @@
 // harness runtime: see harness.h for the contract.
 #include "harness.h"
 #include "event.h"
+#include "gpulock.h"
+#include "gpustate.h"
 
 #include <cxxabi.h>
 #include <errno.h>
@@ -24,6 +26,11 @@ static struct {
 	void *flush_buf;
 	size_t flush_bytes;
 	int todo_reported;
+	int lock_fd;            /* --gpu-lock-fd, hidden; -1: no lock */
+	int exclusive_depth;    /* nesting of hx_gpu_exclusive_begin */
+	struct gpustate *nvml;  /* NULL: NVML missing (nvml_error says why) */
+	char nvml_error[160];
+	std::thread *nvml_opener; /* NVML starts while the cases run */
 } H;
 
 /* ---- process, options, device ---------------------------------------- */
@@ -35,7 +42,7 @@ static void usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, "\nusage: STEP [--result-fd N] [--seed S] [--case NAME]"
 			" [--bench] [--reps R] [--warmup W] [--rounds K]"
 			" [--step ID] [--no-timing] [--profile]"
-			" [--timed-only]\n");
+			" [--timed-only] [--gpu-lock-fd N]\n");
 	exit(2);
 }
 
@@ -82,9 +89,56 @@ void hx_extra_size_2d(int i, long max, int *rows, int *cols)
 		hx_die("usage", "--extra-size %s: this lab takes a shape RxC", t);
 }
 
+/* Move fd to a number student code has no reason to know; returns it. */
+static int hide_fd(int fd, int salt)
+{
+	int hidden = fcntl(fd, F_DUPFD_CLOEXEC,
+			   256 + (int)((H.opts.seed + (uint64_t)salt) % 3840));
+	if (hidden < 0)
+		return fd;
+	close(fd);
+	return hidden;
+}
+
+static void report_waiting(void *arg, double waited_s)
+{
+	(void)arg;
+	hx_emit(json_pack("{s:s, s:s, s:f, s:i, s:i}", "event", "progress",
+			  "phase", "waiting for the GPU", "waited_s", waited_s,
+			  "done", 0, "total", 0));
+}
+
+static void take_gpu_lock(enum gpulock_mode mode)
+{
+	if (H.lock_fd < 0)
+		return;
+	if (gpulock_acquire(H.lock_fd, mode, report_waiting, NULL, NULL) < 0)
+		hx_die("harness", "cannot take the GPU lock (fd %d): %s",
+		       H.lock_fd, strerror(errno));
+}
+
+static void open_nvml(void)
+{
+	unsigned char uuid[16];
+	memcpy(uuid, H.prop.uuid.bytes, 16);
+	H.nvml = gpustate_open(uuid, H.nvml_error, sizeof(H.nvml_error));
+}
+
+/* NVML, once its opening (started by hx_init) is done; may be NULL. */
+static struct gpustate *nvml(void)
+{
+	if (H.nvml_opener) {
+		H.nvml_opener->join();
+		delete H.nvml_opener;
+		H.nvml_opener = NULL;
+	}
+	return H.nvml;
+}
+
 void hx_init(int argc, char **argv)
 {
 	int fd = -1;
+	H.lock_fd = -1;
 	H.opts.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	H.opts.timing = 1;
 	H.opts.warmup = -1;
@@ -120,6 +174,8 @@ void hx_init(int argc, char **argv)
 			H.opts.warmup = (int)parse_long(a, v, 0, 10000), i++;
 		else if (!strcmp(a, "--rounds"))
 			H.opts.rounds = (int)parse_long(a, v, 1, 16), i++;
+		else if (!strcmp(a, "--gpu-lock-fd"))
+			H.lock_fd = (int)parse_long(a, v, 0, 1 << 20), i++;
 		else if (!strcmp(a, "--extra-size")) {
 			if (!v)
 				usage_error("%s needs a value", a);
@@ -134,9 +190,8 @@ void hx_init(int argc, char **argv)
 			usage_error("%s needs a value", a);
 	}
 	if (H.opts.warmup < 0)
-		H.opts.warmup = H.opts.bench ? 10 : 3;
-	if (H.opts.reps < 0)
-		H.opts.reps = H.opts.bench ? 100 : 30;
+		H.opts.warmup = H.opts.bench ? 10 : 2;
+	/* reps < 0: the stopping rule decides (hx_time_calls) */
 	if (H.opts.rounds < 0)
 		H.opts.rounds = H.opts.bench ? 5 : 1;
 
@@ -144,12 +199,7 @@ void hx_init(int argc, char **argv)
 	if (fd >= 0) {
 		/* Move the channel off the number everyone knows: student code
 		 * runs after this and has no business finding it. */
-		int hidden = fcntl(fd, F_DUPFD_CLOEXEC,
-				   256 + (int)(H.opts.seed % 3840));
-		if (hidden >= 0) {
-			close(fd);
-			fd = hidden;
-		}
+		fd = hide_fd(fd, 0);
 		H.out = fdopen(fd, "w");
 		if (!H.out) {
 			fprintf(stderr, "harness: cannot open result fd %d: %s\n",
@@ -158,15 +208,27 @@ void hx_init(int argc, char **argv)
 		}
 	}
 
+	if (H.lock_fd >= 0) {
+		if (fcntl(H.lock_fd, F_GETFD) < 0)
+			usage_error("%s is not an open descriptor",
+				    "--gpu-lock-fd");
+		H.lock_fd = hide_fd(H.lock_fd, 1 + 3840 / 2);
+	}
+
 	int count = 0;
 	cudaError_t err = cudaGetDeviceCount(&count);
 	if (err != cudaSuccess || count == 0)
 		hx_die("no_device", "no CUDA device: %s",
 		       err != cudaSuccess ? cudaGetErrorString(err)
 					  : "the driver reports 0 devices");
+	/* All GPU work of this process happens under the lock, shared, and
+	 * exclusive while timing (gpulock.h): taken before the context. */
+	take_gpu_lock(GPULOCK_SHARED);
 	HX_CHECK(cudaSetDevice(0));
 	HX_CHECK(cudaGetDeviceProperties(&H.prop, 0));
 	H.device_ready = 1;
+	if (H.opts.timing)
+		H.nvml_opener = new std::thread(open_nvml);
 }
 
 const struct hx_options *hx_opts(void)
@@ -749,6 +811,24 @@ static double host_now_us(void)
 	return 1e6 * (double)ts.tv_sec + 1e-3 * (double)ts.tv_nsec;
 }
 
+void hx_gpu_exclusive_begin(void)
+{
+	if (H.exclusive_depth++ > 0 || H.lock_fd < 0)
+		return;
+	HX_CHECK(cudaDeviceSynchronize()); /* nothing of ours left running */
+	take_gpu_lock(GPULOCK_EXCLUSIVE);
+}
+
+void hx_gpu_exclusive_end(void)
+{
+	if (H.exclusive_depth == 0 || --H.exclusive_depth > 0 || H.lock_fd < 0)
+		return;
+	HX_CHECK(cudaDeviceSynchronize());
+	if (gpulock_downgrade(H.lock_fd) < 0)
+		hx_die("harness", "cannot downgrade the GPU lock: %s",
+		       strerror(errno));
+}
+
 /*
  * AUDIT_CALLS calls timed by events and by the host around a full device
  * synchronization (harness.h). The host interval also holds the launch and
@@ -756,8 +836,13 @@ static double host_now_us(void)
  * event time plus 50 us means the events missed most of the work.
  */
 #define AUDIT_CALLS 5
-static void audit_timing(hx_call_fn fn, void *ctx, const char *what,
-			 cudaEvent_t *ev)
+struct audit {
+	int ok;
+	double event_us, host_us;
+};
+
+static struct audit audit_timing(hx_call_fn fn, void *ctx, const char *what,
+				 cudaEvent_t *ev)
 {
 	double ev_us[AUDIT_CALLS], host_us[AUDIT_CALLS];
 	for (int i = 0; i < AUDIT_CALLS; i++) {
@@ -777,69 +862,184 @@ static void audit_timing(hx_call_fn fn, void *ctx, const char *what,
 	struct sample_stats e, h;
 	stats_summarize(ev_us, AUDIT_CALLS, &e);
 	stats_summarize(host_us, AUDIT_CALLS, &h);
-	int ok = h.median <= 2 * e.median + 50;
+	struct audit a = {h.median <= 2 * e.median + 50, e.median, h.median};
+	return a;
+}
+
+static void emit_audit(const struct audit *a)
+{
 	char msg[320] = "";
-	if (!ok)
+	if (!a->ok)
 		snprintf(msg, sizeof(msg),
 			 "the GPU worked %.0f us per call but the timing events "
 			 "on the default stream saw only %.0f us: all work must "
 			 "be enqueued on stream 0 and finish before the launcher's "
 			 "last kernel does (no other streams, no host threads)",
-			 h.median, e.median);
+			 a->host_us, a->event_us);
 	hx_emit(json_pack("{s:s, s:s, s:b, s:f, s:f, s:s}", "event",
-			  "integrity", "check", "timed_stream", "ok", ok,
-			  "event_us", e.median, "host_us", h.median, "message",
-			  msg));
+			  "integrity", "check", "timed_stream", "ok", a->ok,
+			  "event_us", a->event_us, "host_us", a->host_us,
+			  "message", msg));
 }
+
+/* The worst of what NVML showed during one measurement. */
+static void merge_reading(struct gpu_reading *into, const struct gpu_reading *r)
+{
+	if (!r->nvml)
+		return;
+	if (!into->nvml) {
+		*into = *r;
+		return;
+	}
+	if (r->processes > into->processes)
+		into->processes = r->processes;
+	if (r->active_processes > into->active_processes)
+		into->active_processes = r->active_processes;
+	into->have_reasons |= r->have_reasons;
+	into->reasons |= r->reasons & ~GPU_REASON_IDLE;
+	if (r->sm_clock_mhz &&
+	    (!into->sm_clock_mhz || r->sm_clock_mhz < into->sm_clock_mhz))
+		into->sm_clock_mhz = r->sm_clock_mhz;
+	if (r->sm_clock_max_mhz)
+		into->sm_clock_max_mhz = r->sm_clock_max_mhz;
+}
+
+static void read_gpu(unsigned long long since, struct gpu_reading *seen)
+{
+	struct gpu_reading r;
+	gpustate_read(nvml(), since, &r);
+	if (!r.nvml)
+		snprintf(r.error, sizeof(r.error), "%s",
+			 H.nvml_error[0] ? H.nvml_error : "NVML not loaded");
+	if (!seen->nvml && !r.nvml)
+		*seen = r;
+	merge_reading(seen, &r);
+}
+
+/* Calls per batch: the stopping rule looks at the samples after each. */
+#define BATCH 10
+
+/*
+ * One round: batches of calls until the stopping rule (or the fixed count)
+ * says stop. Each call is preceded by an L2 flush; events are read after
+ * the batch, so host work never falls inside a timed interval. NVML is read
+ * while each batch runs.
+ */
+static const char *measure_round(hx_call_fn fn, void *ctx, const char *what,
+				 const struct stop_rule *rule, size_t fixed,
+				 std::vector<double> &us, cudaEvent_t *ev,
+				 unsigned long long since,
+				 struct gpu_reading *seen)
+{
+	us.clear();
+	double measured_s = 0;
+	const char *why = NULL;
+	struct sample_stats s;
+	while (!why) {
+		size_t b = BATCH;
+		if (fixed && fixed - us.size() < b)
+			b = fixed - us.size();
+		for (size_t i = 0; i < b; i++) {
+			flush_l2((int)i);
+			HX_CHECK(cudaEventRecord(ev[2 * i], 0));
+			fn(ctx);
+			HX_CHECK(cudaEventRecord(ev[2 * i + 1], 0));
+		}
+		read_gpu(since, seen); /* while the batch runs */
+		hx_check_call(what);
+		for (size_t i = 0; i < b; i++) {
+			float ms = 0;
+			HX_CHECK(cudaEventElapsedTime(&ms, ev[2 * i],
+						      ev[2 * i + 1]));
+			us.push_back(1000.0 * ms);
+			measured_s += 1e-3 * ms;
+		}
+		stats_summarize(us.data(), us.size(), &s);
+		if (fixed)
+			why = us.size() >= fixed ? "fixed" : NULL;
+		else
+			why = stats_should_stop(rule, &s, measured_s);
+	}
+	return why;
+}
+
+/* Attempts at one measurement when the GPU was not ours (gpustate.h). */
+#define GPU_ATTEMPTS 3
 
 struct hx_timing hx_time_calls(hx_call_fn fn, void *ctx, const char *what)
 {
 	struct hx_timing t;
 	memset(&t, 0, sizeof(t));
 	const struct hx_options *o = &H.opts;
-	t.reps = o->reps;
 	t.rounds = o->rounds;
+	struct stop_rule rule = {HX_STOP_MIN, HX_STOP_MAX, HX_STOP_TARGET,
+				 HX_STOP_SECONDS};
+	if (o->bench)
+		rule = (struct stop_rule){HX_BENCH_STOP_MIN, HX_BENCH_STOP_MAX,
+					  HX_BENCH_STOP_TARGET,
+					  HX_BENCH_STOP_SECONDS};
+	size_t fixed = o->reps > 0 ? (size_t)o->reps : 0;
 
-	for (int i = 0; i < o->warmup; i++) {
-		flush_l2(i);
-		fn(ctx);
-	}
-	hx_check_call(what);
-
-	cudaEvent_t *ev = (cudaEvent_t *)calloc(2 * (size_t)o->reps,
-						sizeof(*ev));
-	double *us = (double *)calloc((size_t)o->reps, sizeof(*us));
-	if (!ev || !us)
-		hx_die("harness", "out of host memory");
-	for (int i = 0; i < 2 * o->reps; i++)
+	hx_gpu_exclusive_begin();
+	cudaEvent_t ev[2 * BATCH];
+	for (int i = 0; i < 2 * BATCH; i++)
 		HX_CHECK(cudaEventCreate(&ev[i]));
+	std::vector<double> us;
+	us.reserve(fixed ? fixed : rule.max_n + BATCH);
 
-	for (int r = 0; r < o->rounds; r++) {
-		hx_emit(json_pack("{s:s, s:s, s:i, s:i}", "event", "progress",
-				  "phase", "timing", "done", r, "total",
-				  o->rounds));
-		for (int i = 0; i < o->reps; i++) {
+	struct audit a = {1, 0, 0};
+	struct gpu_reading seen;
+	enum gpu_condition cond = GPU_OURS;
+	char why[512] = "";
+	for (int attempt = 1; attempt <= GPU_ATTEMPTS; attempt++) {
+		unsigned long long since = gpustate_now_us();
+		memset(&seen, 0, sizeof(seen));
+		seen.processes = seen.active_processes = -1;
+		for (int i = 0; i < o->warmup; i++) {
 			flush_l2(i);
-			HX_CHECK(cudaEventRecord(ev[2 * i], 0));
 			fn(ctx);
-			HX_CHECK(cudaEventRecord(ev[2 * i + 1], 0));
 		}
 		hx_check_call(what);
-		for (int i = 0; i < o->reps; i++) {
-			float ms = 0;
-			HX_CHECK(cudaEventElapsedTime(&ms, ev[2 * i],
-						      ev[2 * i + 1]));
-			us[i] = 1000.0 * ms;
+		for (int r = 0; r < o->rounds; r++) {
+			hx_emit(json_pack("{s:s, s:s, s:i, s:i}", "event",
+					  "progress", "phase", "timing", "done",
+					  r, "total", o->rounds));
+			t.stop = measure_round(fn, ctx, what, &rule, fixed, us,
+					       ev, since, &seen);
+			stats_summarize(us.data(), us.size(), &t.us);
+			if (r < 16)
+				t.round_median_us[r] = t.us.median;
 		}
-		stats_summarize(us, (size_t)o->reps, &t.us);
-		if (r < 16)
-			t.round_median_us[r] = t.us.median;
+		t.reps = (int)us.size();
+		a = audit_timing(fn, ctx, what, ev);
+		read_gpu(since, &seen);
+		cond = gpustate_judge(&seen, why, sizeof(why));
+		if (cond == GPU_OURS && !a.ok && !gpustate_audit_trusted(&seen)) {
+			cond = GPU_BUSY;
+			snprintf(why, sizeof(why),
+				 "GPU busy: the timing audit's host clock saw "
+				 "%.0f us of GPU work per call where the timing "
+				 "events saw %.0f us, while %d processes had a "
+				 "context on the GPU and NVML could not say which "
+				 "of them worked: other programs' kernels cannot "
+				 "be told from this step's",
+				 a.host_us, a.event_us, seen.processes);
+		}
+		int last = cond == GPU_OURS || attempt == GPU_ATTEMPTS;
+		hx_emit(gpustate_event(&seen, cond, why, attempt,
+				       last && cond != GPU_OURS));
+		if (last)
+			break;
+		sleep(1); /* let the other work, or the heat, pass */
 	}
-	audit_timing(fn, ctx, what, ev);
-	for (int i = 0; i < 2 * o->reps; i++)
+	t.gpu_condition = (int)cond;
+	snprintf(t.gpu_message, sizeof(t.gpu_message), "%s", why);
+	/* A failed audit is the step's only when nobody else was seen. */
+	if (a.ok || gpustate_audit_trusted(&seen))
+		emit_audit(&a);
+	for (int i = 0; i < 2 * BATCH; i++)
 		HX_CHECK(cudaEventDestroy(ev[i]));
-	free(ev);
-	free(us);
+	hx_gpu_exclusive_end();
 	return t;
 }
 
@@ -854,11 +1054,14 @@ void hx_timing_report_variant(const char *who, const char *name,
 			      const struct hx_timing *t)
 {
 	json_t *ev = json_pack(
-		"{s:s, s:s, s:f, s:f, s:i, s:f, s:f, s:f, s:f, s:f}", "event",
-		"timing", "who", who, "n", n, "bytes", bytes, "reps", t->reps,
-		"median_us", t->us.median, "min_us", t->us.min, "max_us",
-		t->us.max, "cv", t->us.cv, "gbps",
-		t->us.median > 0 ? bytes / (t->us.median * 1e3) : 0.0);
+		"{s:s, s:s, s:f, s:f, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+		"s:s}",
+		"event", "timing", "who", who, "n", n, "bytes", bytes, "reps",
+		t->reps, "median_us", t->us.median, "min_us", t->us.min,
+		"max_us", t->us.max, "cv", t->us.cv, "gbps",
+		t->us.median > 0 ? bytes / (t->us.median * 1e3) : 0.0,
+		"ci_low_us", t->us.ci_low, "ci_high_us", t->us.ci_high, "stop",
+		t->stop ? t->stop : "fixed");
 	if (name)
 		json_object_set_new(ev, "name", json_string(name));
 	if (variant)

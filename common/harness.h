@@ -12,8 +12,15 @@
  *                   clock); printed in every case event, so a failure can be
  *                   replayed with --seed S --case NAME.
  *   --case NAME     run only the correctness case called NAME.
- *   --bench         longer measurement: more repetitions, several rounds.
- *   --reps R --warmup W --rounds K   override the timing plan.
+ *   --bench         longer measurement: a tighter stopping rule, several
+ *                   rounds.
+ *   --reps R        a fixed number of timed calls instead of the stopping
+ *                   rule (e.g. a sweep point); --warmup W --rounds K
+ *                   override the rest of the timing plan.
+ *   --gpu-lock-fd N an open descriptor of this GPU's lock file (the grader
+ *                   opens it: the sandbox has no path to it; gpulock.h).
+ *                   All GPU work of the process holds it shared, timing
+ *                   exclusive. Without it (a run by hand) nothing is locked.
  *   --step ID       the step id to put in events.
  *   --no-timing     correctness only.
  *   --extra-size S  one more correctness case of size S (repeatable, at most
@@ -41,6 +48,7 @@
 #include <stdint.h>
 
 #include "cudalab.h"
+#include "gpustate.h"
 #include "stats.h"
 
 /* ---- process, options, device ---------------------------------------- */
@@ -53,7 +61,7 @@ struct hx_options {
 	int timing;            /* 0 with --no-timing or --profile */
 	int profile;
 	int timed_only;
-	int warmup, reps, rounds;
+	int warmup, reps, rounds; /* reps -1: the stopping rule decides */
 	/* --extra-size S (repeatable): sizes an instructor adds to the lab's
 	 * cases (hidden cases); each harness says how it reads S. */
 	const char *extra_sizes[16];
@@ -225,18 +233,43 @@ void hx_call(void (*fn)(void *ctx), void *ctx, const char *what,
 
 typedef void (*hx_call_fn)(void *ctx);
 
+/*
+ * The stopping rule (stats.h): batches of 10 calls until the 95 % interval
+ * of the median is within TARGET of it (relative half-width), at least MIN
+ * calls, at most MAX calls or SECONDS of measured GPU time per round.
+ * Why 0.5 %: the verdict compares figures with bars set at least 10 % apart;
+ * a steady kernel on an idle H100 gets there in the minimum 20 calls, which
+ * is fewer than the fixed 30 of before.
+ */
+#define HX_STOP_MIN 20
+#define HX_STOP_MAX 300
+#define HX_STOP_TARGET 0.005
+#define HX_STOP_SECONDS 1.0
+#define HX_BENCH_STOP_MIN 50
+#define HX_BENCH_STOP_MAX 2000
+#define HX_BENCH_STOP_TARGET 0.0025
+#define HX_BENCH_STOP_SECONDS 4.0
+
 struct hx_timing {
-	int reps;
+	int reps;                    /* calls timed in the last round */
 	int rounds;
-	struct sample_stats us;      /* over all reps of the last round */
+	struct sample_stats us;      /* over all reps of the last round, with
+					the 95 % interval of its median */
 	double round_median_us[16];  /* median of each round */
+	const char *stop;            /* "converged" | "count_cap" |
+					"time_cap" | "fixed" (--reps) */
+	int gpu_condition;           /* enum gpu_condition of the last
+					attempt: GPU_OURS when it was ours */
+	char gpu_message[512];       /* why not, in words */
 };
 
 /*
- * Time fn(ctx) with CUDA events on the default stream: `warmup` untimed calls,
- * then `rounds` rounds of `reps` calls, each call preceded by a write of 2x
- * the L2 size so no call finds its inputs in L2. All events are read after
- * the last call, so host work never falls inside a timed interval.
+ * Time fn(ctx) with CUDA events on the default stream, holding the GPU lock
+ * exclusive (hx_gpu_exclusive_begin): `warmup` untimed calls, then `rounds`
+ * rounds, each of batches of calls until the stopping rule says the median
+ * is known well enough (or exactly --reps calls); each call is preceded by a
+ * write of 2x the L2 size so no call finds its inputs in L2. Events are read
+ * after each batch, so host work never falls inside a timed interval.
  *
  * Then an audit: a few more calls, each timed twice, by the events and by
  * the host clock around a full device synchronization. Work the events did
@@ -244,12 +277,32 @@ struct hx_timing {
  * and the events recorded) shows as host time far above event time; the
  * "integrity" event reports both medians and ok=false in that case, which
  * fails the step.
+ *
+ * The GPU's state (gpustate.h) is read from NVML while the batches run: when
+ * another process worked on the GPU, or its clocks were held down, the whole
+ * measurement is taken again (up to 3 attempts, a second apart). Every
+ * attempt ends with a "gpu_state" event; when the last one still found the
+ * GPU busy or throttled it has final=true, and the grader does not grade the
+ * step (never a FAIL). A failed audit counts against the step only when NVML
+ * saw nobody else (gpustate_audit_trusted); otherwise no failing "integrity"
+ * event is sent and the step is "GPU busy".
  */
 struct hx_timing hx_time_calls(hx_call_fn fn, void *ctx, const char *what);
 
 /*
+ * Hold the GPU lock exclusive across several hx_time_calls (nesting
+ * counts), e.g. to time a student's kernel and a baseline side by side with
+ * nobody in between. Each synchronizes the device first. Without
+ * --gpu-lock-fd they do nothing.
+ */
+void hx_gpu_exclusive_begin(void);
+void hx_gpu_exclusive_end(void);
+
+/*
  * Emit a "timing" event. bytes: the bytes the operation must move (reads +
- * writes, each once). who: "student" or "vendor"; name may be NULL.
+ * writes, each once). who: "student" or "vendor"; name may be NULL. It
+ * carries the interval of the median (ci_low_us, ci_high_us) and why the
+ * measurement stopped (stop).
  */
 void hx_timing_report(const char *who, const char *name, double n,
 		      double bytes, const struct hx_timing *t);

@@ -27,6 +27,10 @@ int stats_summarize(const double *values, size_t n, struct sample_stats *out)
 	out->max = sorted[n - 1];
 	out->median = n % 2 ? sorted[n / 2]
 			    : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+	size_t l = stats_median_ci_rank(n);
+	out->ci_exact = l > 0;
+	out->ci_low = l ? sorted[l - 1] : sorted[0];
+	out->ci_high = l ? sorted[n - l] : sorted[n - 1];
 
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)
@@ -51,4 +55,38 @@ double stats_median(const double *values, size_t n)
 	if (stats_summarize(values, n, &s) != 0)
 		return 0;
 	return s.median;
+}
+
+size_t stats_median_ci_rank(size_t n)
+{
+	if (n < 6)
+		return 0;
+	/* P(X <= k) for X ~ Binomial(n, 1/2), summed in log space */
+	double lnorm = lgamma((double)n + 1) - (double)n * log(2.0);
+	double cdf = 0;
+	size_t l = 0;
+	for (size_t k = 0; k <= n / 2; k++) {
+		cdf += exp(lnorm - lgamma((double)k + 1) -
+			   lgamma((double)(n - k) + 1));
+		if (cdf > 0.025)
+			break;
+		l = k + 1; /* P(X <= l - 1) <= 2.5 % */
+	}
+	return l;
+}
+
+const char *stats_should_stop(const struct stop_rule *rule,
+			      const struct sample_stats *s,
+			      double measured_seconds)
+{
+	if (s->n >= rule->min_n && s->ci_exact && s->median > 0 &&
+	    (s->ci_high - s->ci_low) / (2 * s->median) <= rule->target)
+		return "converged";
+	if (s->n >= rule->max_n)
+		return "count_cap";
+	if (rule->max_seconds > 0 && measured_seconds >= rule->max_seconds &&
+	    (s->n >= rule->min_n ||
+	     measured_seconds >= 4 * rule->max_seconds))
+		return "time_cap";
+	return NULL;
 }

@@ -7,6 +7,15 @@
  * coefficient of variation is the sample standard deviation (n - 1) divided by
  * the mean; it is 0 for a single value or a zero mean.
  *
+ * The confidence interval of the median (ci_low, ci_high) is distribution-free:
+ * order statistics x(l) and x(n+1-l) of the sorted sample, with l the largest
+ * rank for which P(Binomial(n, 1/2) < l) <= 2.5 %, so the interval holds the
+ * true median with probability >= 95 % whatever the distribution of the
+ * timings (they need only be independent draws of one distribution; a GPU
+ * whose clocks drift breaks that, which is what the NVML checks are for).
+ * Below 6 values no such interval exists: then it is [min, max] and
+ * ci_exact is 0.
+ *
  * C11, no allocation besides a temporary sorted copy (malloc; -1 if it fails).
  * Usable from CUDA C++ (the harnesses) as well as from C.
  */
@@ -26,12 +35,46 @@ struct sample_stats {
 	double max;
 	double mean;
 	double cv; /* stddev / mean, a fraction (0.01 is 1%) */
+	double ci_low, ci_high; /* 95 % confidence interval of the median */
+	int ci_exact;           /* 1 when the interval has >= 95 % coverage */
 };
 
 int stats_summarize(const double *values, size_t n, struct sample_stats *out);
 
 /* Median of n values; 0 when n == 0. Convenience over stats_summarize. */
 double stats_median(const double *values, size_t n);
+
+/*
+ * The 1-based rank l of the lower end of the 95 % interval of the median of
+ * n values (the upper end is n + 1 - l); 0 when n < 6.
+ */
+size_t stats_median_ci_rank(size_t n);
+
+/*
+ * The stopping rule of a measurement (as nvbench's "stopping criterion"):
+ * take samples in batches and stop as soon as the median is known well
+ * enough, instead of after a fixed count.
+ *
+ * stats_should_stop returns NULL to go on, else why it stopped:
+ *   "converged"  at least min_n samples, and the interval's relative
+ *                half-width (ci_high - ci_low) / (2 median) <= target
+ *   "count_cap"  max_n samples taken without converging (a noisy GPU)
+ *   "time_cap"   the samples took max_seconds of GPU time in all (a slow
+ *                kernel: it stops with what it has; at least min_n unless
+ *                even that many would take several times the cap)
+ * Stopping as soon as the interval looks narrow lowers its coverage a little
+ * (about 93 % in tests/unit/test_stats.c's simulation instead of 95 %).
+ * A caller reports the reason: anything but "converged" means the figure's
+ * interval is wider than the target, and a verdict should look at it.
+ */
+struct stop_rule {
+	size_t min_n, max_n;
+	double target;      /* relative half-width, 0.005 is 0.5 % */
+	double max_seconds; /* total measured time */
+};
+const char *stats_should_stop(const struct stop_rule *rule,
+			      const struct sample_stats *s,
+			      double measured_seconds);
 
 #ifdef __cplusplus
 }

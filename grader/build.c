@@ -34,7 +34,7 @@ static void lab_flags(const struct build_env *env,
 /* The runtime objects every step and vendor program links. */
 struct runtime_objects {
 	char rt[PATH_MAX * 2], stats[PATH_MAX * 2], event[PATH_MAX * 2],
-		lab[PATH_MAX * 2];
+		gpulock[PATH_MAX * 2], gpustate[PATH_MAX * 2], lab[PATH_MAX * 2];
 };
 
 static void runtime_objects(const char *objdir, struct runtime_objects *o)
@@ -42,6 +42,8 @@ static void runtime_objects(const char *objdir, struct runtime_objects *o)
 	snprintf(o->rt, sizeof(o->rt), "%s/harness_rt.o", objdir);
 	snprintf(o->stats, sizeof(o->stats), "%s/stats.o", objdir);
 	snprintf(o->event, sizeof(o->event), "%s/event.o", objdir);
+	snprintf(o->gpulock, sizeof(o->gpulock), "%s/gpulock.o", objdir);
+	snprintf(o->gpustate, sizeof(o->gpustate), "%s/gpustate.o", objdir);
 	snprintf(o->lab, sizeof(o->lab), "%s/lab_harness.o", objdir);
 }
 
@@ -97,7 +99,8 @@ static void hash_harness(struct content_hash *h, const struct build_env *env,
 {
 	static const char *const common[] = {
 		"cudalab.h", "harness.h", "harness.cu", "stats.h",
-		"stats.c",   "event.h",   "event.c",	NULL};
+		"stats.c",   "event.h",   "event.c",	"gpulock.h",
+		"gpulock.c", "gpustate.h", "gpustate.c", NULL};
 	char path[PATH_MAX];
 	hash_str(h, env->nvcc_version);
 	hash_str(h, env->arch);
@@ -160,7 +163,8 @@ static int run_tool(const struct build_env *env, const char *const *argv,
 
 /*
  * The runtime and lab harness objects for this arch and harness content:
- * build/obj/ARCH-KEY/{harness_rt.o, stats.o, event.o, lab_harness.o}.
+ * build/obj/ARCH-KEY/{harness_rt.o, stats.o, event.o, gpulock.o,
+ * gpustate.o, lab_harness.o}.
  */
 static int build_harness_objects(const struct build_env *env,
 				 const struct lab_manifest *lab, char *objdir,
@@ -195,6 +199,8 @@ static int build_harness_objects(const struct build_env *env,
 		{"common/harness.cu", "harness_rt.o"},
 		{"common/stats.c", "stats.o"},
 		{"common/event.c", "event.o"},
+		{"common/gpulock.c", "gpulock.o"},
+		{"common/gpustate.c", "gpustate.o"},
 		{NULL, "lab_harness.o"},
 	};
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
@@ -437,10 +443,11 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		if (ok) {
 			const char *argv[] = {
 				env->nvcc, fl.arch, "-o", exe_tmp, objp[i],
-				ro.lab, ro.rt, ro.stats, ro.event,
+				ro.lab, ro.rt, ro.stats, ro.event, ro.gpulock,
+				ro.gpustate,
 				"-Xlinker=--wrap=__cudaLaunchKernel",
 				"-Xlinker=--wrap=cudaLaunchKernel", "-ljansson",
-				NULL};
+				"-ldl", NULL};
 			ok = run_tool(env, argv, link_log, &b->log) == 0;
 		}
 		b->ok = ok;
@@ -560,9 +567,12 @@ int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
 	argv[k++] = ro.rt;
 	argv[k++] = ro.stats;
 	argv[k++] = ro.event;
+	argv[k++] = ro.gpulock;
+	argv[k++] = ro.gpustate;
 	argv[k++] = "-Xlinker=--wrap=__cudaLaunchKernel";
 	argv[k++] = "-Xlinker=--wrap=cudaLaunchKernel";
 	argv[k++] = "-ljansson";
+	argv[k++] = "-ldl";
 	for (int i = 0; lab->vendor_libs && lab->vendor_libs[i] && i < 8; i++) {
 		snprintf(libflags[i], sizeof(libflags[i]), "-l%s",
 			 lab->vendor_libs[i]);

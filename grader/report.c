@@ -20,6 +20,7 @@ void report_init(struct report *r, FILE *out, int color, int verbose)
 	r->timings = json_object();
 	r->details = json_array();
 	r->sweeps = json_array();
+	r->waited_shown = -1;
 }
 
 void report_release(struct report *r)
@@ -210,9 +211,33 @@ static void print_detail(struct report *r, json_t *ev)
 	}
 }
 
+/*
+ * A step waiting for the GPU lock (another run is timing on that GPU): the
+ * first report opens a line under the step, later ones add the seconds
+ * every 10 s, so a long wait is visible and a short one costs one line.
+ */
+static void print_waiting(struct report *r, json_t *ev)
+{
+	int waited = (int)event_num(ev, "waited_s");
+	if (r->waited_shown < 0) {
+		fprintf(r->out, "\n      waiting for the GPU (another run is "
+			"timing on it): %d s", waited);
+		r->waited_shown = waited;
+	} else if (waited >= r->waited_shown + 10) {
+		fprintf(r->out, " … %d s", waited);
+		r->waited_shown = waited;
+	}
+	fflush(r->out);
+}
+
 static void print_step_end(struct report *r, json_t *ev)
 {
 	const char *v = event_str(ev, "verdict");
+	if (r->waited_shown >= 0) { /* the step's line was interrupted */
+		fprintf(r->out, "\n%s%-5s%s %-38s ", col(r, C_BOLD), r->step,
+			col(r, C_RESET), r->step_title);
+		r->waited_shown = -1;
+	}
 	int pass = !strcmp(v, "pass");
 	int ng = !strcmp(v, "not_graded");
 	char label[32];
@@ -258,6 +283,10 @@ void report_text(void *arg, json_t *ev)
 		print_compile(r, ev);
 	} else if (!strcmp(k, "step_begin")) {
 		json_array_clear(r->details);
+		snprintf(r->step, sizeof(r->step), "%s", event_str(ev, "step"));
+		snprintf(r->step_title, sizeof(r->step_title), "%s",
+			 event_str(ev, "title"));
+		r->waited_shown = -1;
 		fprintf(o, "\n%s%-5s%s %-38s ", col(r, C_BOLD), event_str(ev, "step"),
 			col(r, C_RESET), event_str(ev, "title"));
 		fflush(o);
@@ -270,6 +299,9 @@ void report_text(void *arg, json_t *ev)
 			     (strcmp(event_str(ev, "status"), "pass") || r->verbose));
 		if (shown)
 			json_array_append(r->details, ev);
+	} else if (!strcmp(k, "progress") &&
+		   !strcmp(event_str(ev, "phase"), "waiting for the GPU")) {
+		print_waiting(r, ev);
 	} else if (!strcmp(k, "step_end")) {
 		print_step_end(r, ev);
 	} else if (!strcmp(k, "error") && !strcmp(event_str(ev, "step"), "vendor")) {

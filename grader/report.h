@@ -27,6 +27,9 @@ struct report {
 	json_t *details;  /* the current step's failed cases, guards, checks:
 			     printed under its line at step_end */
 	json_t *sweeps;   /* "sweep" events, for the table at the end */
+	char step[32];    /* the step whose line is open (after step_begin) */
+	char step_title[128];
+	int waited_shown; /* seconds of waiting for the GPU last printed, -1 */
 };
 
 void report_init(struct report *r, FILE *out, int color, int verbose);

@@ -171,6 +171,13 @@ static void on_step_event(struct ui_state *s, const char *kind,
 		snprintf(s->activity, sizeof(s->activity), "sweep %d/%d · %s",
 			 (int)event_num(ev, "done") + 1,
 			 (int)event_num(ev, "total"), st->id);
+	} else if (!strcmp(kind, "progress") &&
+		   !strcmp(event_str(ev, "phase"), "waiting for the GPU")) {
+		/* another run is timing on this GPU (common/gpulock.h) */
+		snprintf(st->progress, sizeof(st->progress),
+			 "waiting for the GPU %d s",
+			 (int)event_num(ev, "waited_s"));
+		st->progress_frac = 0;
 	} else if (!strcmp(kind, "progress")) {
 		double done = event_num(ev, "done"), total = event_num(ev, "total");
 		const char *phase = event_str(ev, "phase");
