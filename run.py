@@ -149,6 +149,38 @@ MARK_BEGIN = "<!-- cudalab:results %s -->"
 MARK_END = "<!-- /cudalab:results -->"
 
 
+def bench_source(begin):
+    """The step files' folder of a run (its run_begin "source"), as the
+    `--src` a reader can type: relative to the checkout when inside it."""
+    src = begin.get("source") or os.path.join("labs", begin.get("lab", "?"))
+    if os.path.isabs(src):
+        rel = os.path.relpath(src, ROOT)
+        src = src if rel.startswith("..") else rel
+    return '"%s"' % src if any(c.isspace() for c in src) else src
+
+
+def not_measured(events):
+    """Why a bench log must not become a README table (None when it may):
+    no device, a step not graded or never finished, no timing at all."""
+    begin = next((e for e in events if e.get("event") == "run_begin"), {})
+    device = next((e for e in events if e.get("event") == "device"), None)
+    if device is None or not device.get("available"):
+        return "no CUDA device answered (%s)" % (
+            (device or {}).get("reason") or "no device event")
+    ends = {e.get("step"): e for e in events if e.get("event") == "step_end"}
+    missing = [s["id"] for s in begin.get("steps", []) if s["id"] not in ends]
+    if missing:
+        return "step(s) %s did not finish (a partial run)" % ", ".join(missing)
+    ungraded = [s for s, e in ends.items() if e.get("verdict") == "not_graded"]
+    if ungraded:
+        return "step(s) %s were NOT GRADED" % ", ".join(ungraded)
+    if not any(e.get("event") == "timing" for e in events):
+        return "nothing was timed"
+    if not any(e.get("event") == "run_end" for e in events):
+        return "the run did not end (interrupted)"
+    return None
+
+
 def results_table(events):
     """Markdown for a bench run's event log (a list of events): one row per
     timed variant of each step (labs like haxpy time every offset), then the
@@ -183,14 +215,14 @@ def results_table(events):
         return v * 100 if isinstance(v, (int, float)) else None
 
     lines = [
-        "Measured with `python3 run.py bench %s --src solutions/%s`, recorded "
+        "Measured with `python3 run.py bench %s --src %s`, recorded "
         "by `python3 run.py record %s`: **%s** (%d SMs, CC %s, driver %s), "
         "%s, commit `%s`. Copy ceiling %.0f GB/s (%s, measured in the same "
         "run). n = %s elements (%.0f MiB moved per call)%s; each figure is the "
         "median of %d rounds of %d event-timed calls with the L2 flushed "
         "before every call; 'CV' is the coefficient of variation of the "
         "round medians."
-        % (begin["lab"], begin["lab"], begin["lab"], device.get("name"),
+        % (begin["lab"], bench_source(begin), begin["lab"], device.get("name"),
            device.get("sm_count", 0), device.get("cc"), device.get("driver"),
            begin["started"][:10], begin.get("commit", "unknown"), copy_gbps,
            device.get("copy_method"), "{:,}".format(int(first.get("n", 0))),
@@ -285,9 +317,9 @@ def sweep_table(events, svg_name):
         "Each step whose file uses `%s` rebuilt with `-D%s=value` and timed "
         "at the timed size (speedup over the lab's baseline kernel, timed in "
         "the same process); **%s**, %s, commit `%s`, by `python3 run.py "
-        "bench %s --src solutions/%s` and `python3 run.py record %s`."
+        "bench %s --src %s` and `python3 run.py record %s`."
         % (define, define, device.get("name"), begin["started"][:10],
-           begin.get("commit", "unknown"), begin["lab"], begin["lab"],
+           begin.get("commit", "unknown"), begin["lab"], bench_source(begin),
            begin["lab"]),
         "",
         "| step | | " + " | ".join("%s=%d" % (define, v) for v in values)
@@ -463,6 +495,12 @@ def record(args):
               "only takes a complete `bench` run"
               % (path, args.lab, begin.get("mode"), begin.get("lab")),
               file=sys.stderr)
+        return 2
+    why = not_measured(events)
+    if why:
+        print("cudalab: not recording %s: %s; the READMEs are unchanged. "
+              "Record only a complete `python3 run.py bench %s` on a GPU."
+              % (path, why, args.lab), file=sys.stderr)
         return 2
     table = results_table(events)
     targets = args.readme or [os.path.join(ROOT, "README.md"),
