@@ -95,5 +95,149 @@ def record_refuses_unmeasured(t):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def grade_without_gpu(t, state):
+    """`grade` on a machine without a GPU reads NOT GRADED everywhere
+    (exit 3, JUnit <skipped>, no Gradescope score, CSV and summary), and
+    `merge` names a missing or unfinished shard."""
+    import xml.etree.ElementTree as ET
+    import planted_class
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        for sid in ("ann", "ben"):
+            planted_class._folder(os.path.join(subs, sid),
+                                  planted_class._files())
+        out = os.path.join(s.path, "grades")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out], env=env)
+        t.record("newcomer: `grade` without a GPU exits 3 and says NOT "
+                 "GRADED, never `passed 0/5`",
+                 rc == 3 and "NOT GRADED" in o and "passed   0/2" not in o
+                 and "passed 0/" not in o, "rc=%d\n%s\n%s" % (rc, o, e[-600:]))
+        try:
+            root = ET.parse(os.path.join(out, "junit.xml")).getroot()
+            cases = root.findall("./testsuite/testcase")
+            skipped = [c.find("skipped") for c in cases]
+            ok = (len(cases) == 10 and all(x is not None for x in skipped)
+                  and all(c.find("failure") is None for c in cases)
+                  and all("no CUDA device" in (x.text or "")
+                          for x in skipped)
+                  and all(su.get("skipped") == "5" and su.get("failures")
+                          == "0" for su in root.findall("./testsuite")))
+            detail = ET.tostring(root, encoding="unicode")[:1500]
+        except (OSError, ET.ParseError) as err:
+            ok, detail = False, str(err)
+        t.record("newcomer: junit.xml marks not-graded steps <skipped> with "
+                 "the reason as text, not <failure>", ok, detail)
+        try:
+            with open(os.path.join(out, "gradescope", "ann",
+                                   "results.json")) as f:
+                gs = json.load(f)
+            ok = ("score" not in gs and "NOT GRADED" in gs.get("output", "")
+                  and all("score" not in x and "status" not in x
+                          and "NOT GRADED" in x["output"]
+                          and "no CUDA device" in x["output"]
+                          for x in gs["tests"]))
+            detail = json.dumps(gs)[:1500]
+        except (OSError, ValueError, KeyError) as err:
+            ok, detail = False, str(err)
+        t.record("newcomer: Gradescope results.json of an ungraded student "
+                 "has no score, and says NOT GRADED and why", ok, detail)
+        with open(os.path.join(out, "gradebook.csv")) as f:
+            rows = list(csv.DictReader(f))
+        with open(os.path.join(out, "summary.txt")) as f:
+            summary = f.read()
+        t.record("newcomer: gradebook.csv and summary.txt say not graded "
+                 "(no `passed 0`)",
+                 len(rows) == 2 and all(r["passed"] == ""
+                                        and r["not_graded"] == "5"
+                                        and "NOT GRADED" in r["notes"]
+                                        for r in rows)
+                 and "NOT GRADED 2/2" in summary
+                 and "passed   0/2" not in summary,
+                 json.dumps(rows)[:800] + "\n" + summary)
+
+        shards = [os.path.join(s.path, "shard-%d" % k) for k in range(3)]
+        for k in range(2):
+            hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                          shards[k], "--shard", "%d/3" % k, "--quiet"],
+                   env=env)
+        merged = os.path.join(s.path, "merged")
+        rc, o, e = hu.run(RUN + ["merge", merged] + shards[:2], env=env)
+        t.record("newcomer: `merge` without shard 2 of 3 says which shard "
+                 "is missing and exits non-zero",
+                 rc == 4 and "shard 2/3 is missing" in e
+                 and not os.path.exists(os.path.join(merged,
+                                                     "gradebook.csv")),
+                 "rc=%d %s" % (rc, e))
+        with open(os.path.join(shards[1], "shard.json"), "w") as f:
+            json.dump({"shard": 1, "shards": 3, "finished": False}, f)
+        rc, o, e = hu.run(RUN + ["merge", merged] + shards[:2], env=env)
+        t.record("newcomer: `merge` with a shard that did not finish names "
+                 "it and exits non-zero",
+                 rc == 4 and "shard 1/3" in e and "did not finish" in e,
+                 "rc=%d %s" % (rc, e))
+
+
+def slurm_script(t):
+    """`grade --slurm N` writes a script that carries every grading flag,
+    the site's settings, and survives a space in every path."""
+    tmp = tempfile.mkdtemp(prefix="cudalab slurm ")
+    try:
+        subs = os.path.join(tmp, "my subs")
+        os.makedirs(subs)
+        out = os.path.join(tmp, "grade out")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out, "--slurm", "3", "--time-limit", "7",
+                                 "--jobs", "2", "--gpus", "0", "--fresh",
+                                 "--partition", "gpu-h100", "--module",
+                                 "cuda/13.0"],
+                          env={"CUDALAB_SLURM_ACCOUNT": "course42"})
+        script = os.path.join(out, "grade.slurm")
+        text = open(script).read() if os.path.exists(script) else ""
+        t.record("newcomer: the --slurm script carries --time-limit, --jobs,"
+                 " --gpus, --fresh, partition, account and modules",
+                 rc == 0 and "--time-limit 7" in text and "--jobs 2" in text
+                 and "--gpus 0" in text and "--fresh" in text
+                 and "#SBATCH --partition=gpu-h100" in text
+                 and "#SBATCH --account=course42" in text
+                 and "module load cuda/13.0" in text
+                 and '#SBATCH --output="%s/slurm-%%a.log"' % out in text,
+                 "rc=%d %s\n%s" % (rc, e, text))
+        # run the task body with stand-ins for python3 and module: the
+        # arguments it passes must arrive whole, spaces and all
+        fake = os.path.join(tmp, "bin")
+        os.makedirs(fake)
+        got = os.path.join(tmp, "argv.json")
+        with open(os.path.join(fake, "python3"), "w") as f:
+            f.write("#!%s\nimport json, os, sys\njson.dump([os.getcwd()] "
+                    "+ sys.argv[1:], open(%r, 'w'))\n" % (sys.executable,
+                                                          got))
+        os.chmod(os.path.join(fake, "python3"), 0o755)
+        body = "module() { :; }\n" + text
+        rc = subprocess.call(["bash", "-c", body],
+                             env=dict(os.environ, SLURM_ARRAY_TASK_ID="1",
+                                      PATH=fake + ":" + os.environ["PATH"]))
+        try:
+            argv = json.load(open(got))
+        except (OSError, ValueError):
+            argv = []
+        want = [hu.ROOT, "run.py", "grade", subs, "--out",
+                os.path.join(out, "shard-1"), "--shard", "1/3", "--labs",
+                "saxpy", "--gpus", "0", "--jobs", "2", "--time-limit", "7",
+                "--fresh"]
+        t.record("newcomer: the --slurm script runs with spaces in every "
+                 "path (each argument arrives whole)",
+                 rc == 0 and argv == want, "rc=%d\n%s\n%s" % (rc, argv, want))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def run(t):
-    record_refuses_unmeasured(t)
+    state = tempfile.mkdtemp(prefix="cudalab-state-")
+    try:
+        record_refuses_unmeasured(t)
+        slurm_script(t)
+        grade_without_gpu(t, state)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
