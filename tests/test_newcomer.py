@@ -233,10 +233,83 @@ def slurm_script(t):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+FAKE_LIBCUDA = r"""
+int cuDriverGetVersion(int *v) { *v = %d; return 0; }
+int cuInit(unsigned flags) { (void)flags; return 100; /* no device */ }
+"""
+
+
+def _fake_driver(folder, version):
+    """A stand-in libcuda.so.1 that reports a driver of `version` (e.g.
+    12020 for CUDA 12.2) and no device: dlopen finds it through
+    LD_LIBRARY_PATH before any real driver."""
+    os.makedirs(folder, exist_ok=True)
+    src = os.path.join(folder, "fake.c")
+    with open(src, "w") as f:
+        f.write(FAKE_LIBCUDA % version)
+    lib = os.path.join(folder, "libcuda.so.1")
+    rc = subprocess.call(["cc", "-shared", "-fPIC", "-o", lib, src])
+    return rc == 0
+
+
+def no_gpu_reason(t, state):
+    """Without a GPU the reason names what is missing (no driver, no
+    device, a driver older than the toolkit), once per run."""
+    probe = os.path.join(hu.ROOT, "build", "devprobe")
+    tmp = tempfile.mkdtemp(prefix="cudalab-fakecuda-")
+    try:
+        rc, out, _ = hu.run([probe])
+        mine = json.loads(out.strip().splitlines()[-1]) if out.strip() \
+            else {}
+        if mine.get("available") or os.path.exists("/dev/nvidiactl"):
+            t.skip("newcomer: devprobe says `no NVIDIA driver` where there "
+                   "is none", "this machine has a driver")
+        else:
+            t.record("newcomer: devprobe says `no NVIDIA driver` where there "
+                     "is none (not `driver version is insufficient`)",
+                     mine.get("cause") == "no_driver"
+                     and "no NVIDIA driver" in mine.get("reason", "")
+                     and "insufficient" not in mine.get("reason", ""), out)
+        for version, cause, words in (
+                (12020, "old_driver", "supports CUDA 12.2, older than the"),
+                (99000, "no_device", "installed but sees no GPU")):
+            lib = os.path.join(tmp, cause)
+            if not _fake_driver(lib, version):
+                t.record("newcomer: a stand-in libcuda.so.1 builds", False,
+                         "cc failed")
+                continue
+            rc, out, _ = hu.run([probe], env={"LD_LIBRARY_PATH": lib})
+            try:
+                got = json.loads(out.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                got = {}
+            t.record("newcomer: devprobe tells %s apart (%s)"
+                     % (cause, words),
+                     rc == 0 and got.get("available") is False
+                     and got.get("cause") == cause
+                     and words in got.get("reason", ""), out)
+        lib = os.path.join(tmp, "old_driver")
+        rc, out, err = hu.run([hu.GRADER, "--root", hu.ROOT, "test", "saxpy",
+                               "--no-color"],
+                              env={"LD_LIBRARY_PATH": lib,
+                                   "CUDALAB_STATE": state})
+        said = out.count("older than the")
+        t.record("newcomer: a run without a GPU says why once (the GPU "
+                 "line; at most again in the verdict line), not per step, "
+                 "and what still ran",
+                 rc == 3 and 1 <= said <= 2 and "insufficient" not in out
+                 and "built and checked statically" in out
+                 and out.count("not run: no CUDA device") == 5,
+                 "rc=%d said %d times\n%s" % (rc, said, out[-2500:]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
         record_refuses_unmeasured(t)
+        no_gpu_reason(t, state)
         slurm_script(t)
         grade_without_gpu(t, state)
     finally:
