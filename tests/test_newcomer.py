@@ -305,11 +305,35 @@ def no_gpu_reason(t, state):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def times_in_c_locale(t):
+    """LANG=C: the dashboard prints times as `us`, never a blank where the
+    µ was; a UTF-8 terminal keeps the µ."""
+    if not shutil.which("tmux"):
+        t.skip("newcomer: times under LANG=C", "tmux is not installed")
+        return
+    import test_ui
+    log = os.path.join(test_ui.FIX, "pass.jsonl")
+    screens = {}
+    for lang in ("C", "C.UTF-8"):
+        p = test_ui.Pane("LANG=%s LC_ALL=%s %s --replay %s; sleep 60"
+                         % (lang, lang, test_ui.UI, log), cols=100, rows=30)
+        try:
+            screens[lang] = p.wait_for("PASS: 5 passed")
+        finally:
+            p.close()
+    c, u = screens["C"], screens["C.UTF-8"]
+    t.record("newcomer: LANG=C prints times as `us` (not `299.0 s`); UTF-8 "
+             "keeps `µs`",
+             "299.0us" in c and "299.0 s" not in c and "µ" not in c
+             and "299.0µs" in u, c + "\n----\n" + u)
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
         record_refuses_unmeasured(t)
         no_gpu_reason(t, state)
+        times_in_c_locale(t)
         slurm_script(t)
         grade_without_gpu(t, state)
     finally:
