@@ -149,6 +149,38 @@ MARK_BEGIN = "<!-- cudalab:results %s -->"
 MARK_END = "<!-- /cudalab:results -->"
 
 
+def bench_source(begin):
+    """The step files' folder of a run (its run_begin "source"), as the
+    `--src` a reader can type: relative to the checkout when inside it."""
+    src = begin.get("source") or os.path.join("labs", begin.get("lab", "?"))
+    if os.path.isabs(src):
+        rel = os.path.relpath(src, ROOT)
+        src = src if rel.startswith("..") else rel
+    return '"%s"' % src if any(c.isspace() for c in src) else src
+
+
+def not_measured(events):
+    """Why a bench log must not become a README table (None when it may):
+    no device, a step not graded or never finished, no timing at all."""
+    begin = next((e for e in events if e.get("event") == "run_begin"), {})
+    device = next((e for e in events if e.get("event") == "device"), None)
+    if device is None or not device.get("available"):
+        return "no CUDA device answered (%s)" % (
+            (device or {}).get("reason") or "no device event")
+    ends = {e.get("step"): e for e in events if e.get("event") == "step_end"}
+    missing = [s["id"] for s in begin.get("steps", []) if s["id"] not in ends]
+    if missing:
+        return "step(s) %s did not finish (a partial run)" % ", ".join(missing)
+    ungraded = [s for s, e in ends.items() if e.get("verdict") == "not_graded"]
+    if ungraded:
+        return "step(s) %s were NOT GRADED" % ", ".join(ungraded)
+    if not any(e.get("event") == "timing" for e in events):
+        return "nothing was timed"
+    if not any(e.get("event") == "run_end" for e in events):
+        return "the run did not end (interrupted)"
+    return None
+
+
 def results_table(events):
     """Markdown for a bench run's event log (a list of events): one row per
     timed variant of each step (labs like haxpy time every offset), then the
@@ -183,14 +215,14 @@ def results_table(events):
         return v * 100 if isinstance(v, (int, float)) else None
 
     lines = [
-        "Measured with `python3 run.py bench %s --src solutions/%s`, recorded "
+        "Measured with `python3 run.py bench %s --src %s`, recorded "
         "by `python3 run.py record %s`: **%s** (%d SMs, CC %s, driver %s), "
         "%s, commit `%s`. Copy ceiling %.0f GB/s (%s, measured in the same "
         "run). n = %s elements (%.0f MiB moved per call)%s; each figure is the "
         "median of %d rounds of %d event-timed calls with the L2 flushed "
         "before every call; 'CV' is the coefficient of variation of the "
         "round medians."
-        % (begin["lab"], begin["lab"], begin["lab"], device.get("name"),
+        % (begin["lab"], bench_source(begin), begin["lab"], device.get("name"),
            device.get("sm_count", 0), device.get("cc"), device.get("driver"),
            begin["started"][:10], begin.get("commit", "unknown"), copy_gbps,
            device.get("copy_method"), "{:,}".format(int(first.get("n", 0))),
@@ -285,9 +317,9 @@ def sweep_table(events, svg_name):
         "Each step whose file uses `%s` rebuilt with `-D%s=value` and timed "
         "at the timed size (speedup over the lab's baseline kernel, timed in "
         "the same process); **%s**, %s, commit `%s`, by `python3 run.py "
-        "bench %s --src solutions/%s` and `python3 run.py record %s`."
+        "bench %s --src %s` and `python3 run.py record %s`."
         % (define, define, device.get("name"), begin["started"][:10],
-           begin.get("commit", "unknown"), begin["lab"], begin["lab"],
+           begin.get("commit", "unknown"), begin["lab"], bench_source(begin),
            begin["lab"]),
         "",
         "| step | | " + " | ".join("%s=%d" % (define, v) for v in values)
@@ -463,6 +495,12 @@ def record(args):
               "only takes a complete `bench` run"
               % (path, args.lab, begin.get("mode"), begin.get("lab")),
               file=sys.stderr)
+        return 2
+    why = not_measured(events)
+    if why:
+        print("cudalab: not recording %s: %s; the READMEs are unchanged. "
+              "Record only a complete `python3 run.py bench %s` on a GPU."
+              % (path, why, args.lab), file=sys.stderr)
         return 2
     table = results_table(events)
     targets = args.readme or [os.path.join(ROOT, "README.md"),
@@ -659,20 +697,71 @@ def lab_manifests(names=None):
 
 
 SLURM_SCRIPT = """#!/bin/bash
-# Grade {subs} in {n} shards, one GPU each (written by `run.py grade --slurm`).
+# Grade {subs_text} in {n} shards (written by `run.py grade --slurm`).
 # Submit:   sbatch {script}
 # Then:     python3 {runpy} merge {out} {out}/shard-*
 #SBATCH --job-name=cudalab-grade
 #SBATCH --array=0-{last}
-#SBATCH --gres=gpu:1
+#SBATCH --gres=gpu:{ngpus}
 #SBATCH --cpus-per-task=8
-#SBATCH --time=04:00:00
-#SBATCH --output={out}/slurm-%a.log
-set -eu
-cd {root}
-python3 run.py grade {subs} --out {out}/shard-$SLURM_ARRAY_TASK_ID \\
-    --shard $SLURM_ARRAY_TASK_ID/{n}{labs}
+#SBATCH --time={walltime}
+#SBATCH --output={log}
+{sbatch_extra}set -eu
+{modules}ROOT={root}
+SUBS={subs}
+OUT={out}
+cd "$ROOT"
+python3 run.py grade "$SUBS" --out "$OUT/shard-$SLURM_ARRAY_TASK_ID" \\
+    --shard "$SLURM_ARRAY_TASK_ID/{n}"{flags}
 """
+
+
+def sbatch_quote(text):
+    """A value on an #SBATCH line: sbatch reads double quotes there (not
+    the shell), so a path with a space is written in them."""
+    if '"' in text or "\n" in text:
+        raise ValueError("a Slurm path cannot hold \" or a newline: %r"
+                         % text)
+    return '"%s"' % text if any(c.isspace() for c in text) else text
+
+
+def slurm_script(args, out, script):
+    """The job-array script of `grade --slurm N`: every grading flag given
+    here, each path quoted, the site's partition/account/modules (flags,
+    else CUDALAB_SLURM_PARTITION, _ACCOUNT, _MODULES, _TIME)."""
+    import shlex
+    q = shlex.quote
+    partition = args.partition or os.environ.get("CUDALAB_SLURM_PARTITION")
+    account = args.account or os.environ.get("CUDALAB_SLURM_ACCOUNT")
+    modules = args.module or os.environ.get(
+        "CUDALAB_SLURM_MODULES", "").replace(",", " ").split()
+    walltime = args.slurm_time or os.environ.get("CUDALAB_SLURM_TIME",
+                                                 "04:00:00")
+    extra = ""
+    if partition:
+        extra += "#SBATCH --partition=%s\n" % sbatch_quote(partition)
+    if account:
+        extra += "#SBATCH --account=%s\n" % sbatch_quote(account)
+    flags = ""
+    if args.labs:
+        flags += " --labs %s" % q(args.labs)
+    for flag, value in (("--gpus", args.gpus), ("--jobs", args.jobs),
+                        ("--time-limit", args.time_limit)):
+        if value is not None:
+            flags += " %s %s" % (flag, q(str(value)))
+    if args.fresh:
+        flags += " --fresh"
+    ngpus = len([g for g in (args.gpus or "0").split(",") if g])
+    subs = os.path.abspath(args.submissions)
+    return SLURM_SCRIPT.format(
+        subs_text=subs, n=args.slurm, last=args.slurm - 1, out=q(out),
+        root=q(ROOT), subs=q(subs), script=q(script),
+        runpy=q(os.path.join(ROOT, "run.py")), ngpus=ngpus,
+        walltime=sbatch_quote(walltime),
+        log=sbatch_quote(os.path.join(out, "slurm-%a.log")),
+        sbatch_extra=extra,
+        modules="".join("module load %s\n" % q(m) for m in modules),
+        flags=flags)
 
 
 def grade_class(args):
@@ -695,14 +784,18 @@ def grade_class(args):
     if args.slurm:
         os.makedirs(out, exist_ok=True)
         script = os.path.join(out, "grade.slurm")
+        try:
+            text = slurm_script(args, out, script)
+        except ValueError as e:
+            print("run.py grade: %s" % e, file=sys.stderr)
+            return 2
         with open(script, "w") as f:
-            f.write(SLURM_SCRIPT.format(
-                subs=os.path.abspath(args.submissions), n=args.slurm,
-                last=args.slurm - 1, out=out, root=ROOT, script=script,
-                runpy=os.path.join(ROOT, "run.py"),
-                labs=" --labs " + args.labs if args.labs else ""))
+            f.write(text)
+        import shlex
         print("wrote %s: `sbatch %s`, then `python3 %s merge %s %s/shard-*`"
-              % (script, script, os.path.join(ROOT, "run.py"), out, out))
+              % (script, shlex.quote(script),
+                 shlex.quote(os.path.join(ROOT, "run.py")), shlex.quote(out),
+                 shlex.quote(out)))
         return 0
     rc = build()
     if rc:
@@ -828,7 +921,19 @@ def main(argv=None):
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--slurm", type=int, metavar="N",
                    help="write a Slurm job-array script of N shards "
-                        "instead of grading here")
+                        "instead of grading here (it carries --labs, "
+                        "--gpus, --jobs, --time-limit and --fresh)")
+    p.add_argument("--partition", help="with --slurm: the Slurm partition "
+                   "(default: $CUDALAB_SLURM_PARTITION, else the site's)")
+    p.add_argument("--account", help="with --slurm: the Slurm account "
+                   "(default: $CUDALAB_SLURM_ACCOUNT)")
+    p.add_argument("--module", action="append",
+                   help="with --slurm: `module load` this first "
+                        "(repeatable; default: $CUDALAB_SLURM_MODULES, "
+                        "comma- or space-separated, e.g. cuda/13.0)")
+    p.add_argument("--slurm-time", dest="slurm_time", metavar="HH:MM:SS",
+                   help="with --slurm: each task's wall-clock limit "
+                        "(default: $CUDALAB_SLURM_TIME, else 04:00:00)")
     p = sub.add_parser("merge", help="combine the gradebooks of shards",
                        description="combine the OUT folders of `grade "
                                    "--shard` runs into one gradebook")

@@ -8,14 +8,26 @@
 //                       repetitions (with the L2 flushed in between) on
 //                       buffers sized like the labs' timed inputs.
 //
-// With no usable device it prints {"available": false, "reason": ...} and
-// exits 0: "no GPU" is a fact to report, not a failure of the probe.
+// With no usable device it prints {"available": false, "cause": ...,
+// "reason": ...} and exits 0: "no GPU" is a fact to report, not a failure
+// of the probe. The CUDA runtime says "driver version is insufficient"
+// whether the driver is old or absent, so the cause is found by asking the
+// driver library itself (loaded with dlopen, as the runtime does):
+//   no_driver    no libcuda.so.1 can be loaded (no NVIDIA driver: a laptop,
+//                a CI box, a container started without the GPU)
+//   old_driver   the driver's CUDA version is older than the toolkit's
+//   no_device    a driver, but it reports no GPU (cuInit: no device, or
+//                zero devices; CUDA_VISIBLE_DEVICES may hide them)
+//   error        anything else: the runtime's own message
 #include "event.h"
 #include "harness.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 __global__ void copy16(const int4 *__restrict__ in, int4 *__restrict__ out,
 		       size_t n)
@@ -51,11 +63,62 @@ static void by_kernel(void *ctx)
 				   j->bytes / sizeof(int4));
 }
 
-static void print_unavailable(const char *reason)
+static void print_unavailable(const char *cause, const char *reason)
 {
-	json_t *o = json_pack("{s:b, s:s}", "available", 0, "reason", reason);
+	json_t *o = json_pack("{s:b, s:s, s:s}", "available", 0, "cause", cause,
+			      "reason", reason);
 	event_write(stdout, o);
 	json_decref(o);
+}
+
+// Why no device answers (see the top): a cause and a sentence that says
+// what is missing and what to do. err is the runtime's answer (cudaSuccess
+// with count 0 when it simply found none).
+static void diagnose(cudaError_t err, char *reason, size_t len)
+{
+	int runtime = 0;
+	cudaRuntimeGetVersion(&runtime);
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(reason, len,
+			 "no NVIDIA driver on this machine (libcuda.so.1 "
+			 "cannot be loaded%s)",
+			 access("/dev/nvidiactl", F_OK) ? "; no /dev/nvidiactl"
+							: "");
+		print_unavailable("no_driver", reason);
+		return;
+	}
+	typedef int (*version_fn)(int *);
+	typedef int (*init_fn)(unsigned);
+	version_fn get_version = (version_fn)dlsym(lib, "cuDriverGetVersion");
+	init_fn init = (init_fn)dlsym(lib, "cuInit");
+	int driver = 0;
+	if (get_version)
+		get_version(&driver);
+	if (driver > 0 && driver < runtime) {
+		snprintf(reason, len,
+			 "the NVIDIA driver supports CUDA %d.%d, older than the "
+			 "CUDA %d.%d toolkit cudalab was built with: update the "
+			 "driver, or build with a toolkit no newer than %d.%d",
+			 driver / 1000, driver % 1000 / 10, runtime / 1000,
+			 runtime % 1000 / 10, driver / 1000, driver % 1000 / 10);
+		print_unavailable("old_driver", reason);
+	} else if (err == cudaSuccess || err == cudaErrorNoDevice ||
+		   (init && init(0) == 100 /* CUDA_ERROR_NO_DEVICE */)) {
+		snprintf(reason, len,
+			 "the NVIDIA driver (CUDA %d.%d) is installed but sees "
+			 "no GPU%s%s%s",
+			 driver / 1000, driver % 1000 / 10,
+			 visible ? " (CUDA_VISIBLE_DEVICES=" : "",
+			 visible ? visible : "", visible ? ")" : "");
+		print_unavailable("no_device", reason);
+	} else {
+		snprintf(reason, len, "%s (%s)", cudaGetErrorString(err),
+			 cudaGetErrorName(err));
+		print_unavailable("error", reason);
+	}
+	dlclose(lib);
 }
 
 int main(int argc, char **argv)
@@ -67,15 +130,9 @@ int main(int argc, char **argv)
 	}
 	int count = 0, driver = 0, runtime = 0;
 	cudaError_t err = cudaGetDeviceCount(&count);
-	if (err != cudaSuccess) {
-		char reason[256];
-		snprintf(reason, sizeof(reason), "%s (%s)",
-			 cudaGetErrorString(err), cudaGetErrorName(err));
-		print_unavailable(reason);
-		return 0;
-	}
-	if (count == 0) {
-		print_unavailable("the CUDA driver reports no devices");
+	if (err != cudaSuccess || count == 0) {
+		char reason[512];
+		diagnose(err, reason, sizeof(reason));
 		return 0;
 	}
 	cudaDriverGetVersion(&driver);

@@ -262,6 +262,13 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 				      "it)", path, je.text);
 		return -1;
 	}
+	/* which shard this folder holds, so that `merge` can tell a shard
+	 * that never ran (or did not finish) from a student left incomplete */
+	char shard_path[PATH_MAX];
+	snprintf(shard_path, sizeof(shard_path), "%s/shard.json", o->out_dir);
+	json_t *shard = json_pack("{s:i, s:i, s:b}", "shard", o->shard,
+				  "shards", o->nshards, "finished", 0);
+	json_dump_file(shard, shard_path, 0);
 	json_t *students = json_object_get(intake, "students");
 	size_t cap = 0;
 	size_t i;
@@ -336,6 +343,9 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 	free(p.jobs);
 	pthread_mutex_destroy(&p.lock);
 	json_decref(intake);
+	json_object_set_new(shard, "finished", json_true());
+	json_dump_file(shard, shard_path, 0);
+	json_decref(shard);
 	return gradebook_write(o->out_dir, o->quiet ? NULL : stdout, err,
 			       errlen);
 }

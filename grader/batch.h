@@ -20,7 +20,8 @@
  * Progress (done/total, rate, ETA) goes to stderr. Then the gradebook is
  * written (gradebook.h).
  *
- * Returns 0 when every job ran (whatever the verdicts), -1 with err.
+ * Returns 0 when every job ran (whatever the verdicts), 1 when every job
+ * ran but some steps were not graded (no CUDA device), -1 with err.
  */
 #ifndef CUDALAB_BATCH_H
 #define CUDALAB_BATCH_H

@@ -685,6 +685,17 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		return -1;
 	}
 	int have_device = json_is_true(json_object_get(device, "available"));
+	if (!have_device) {
+		/* said once, here, for the whole run: what is missing (the
+		 * probe's reason) and what is still done without it; each
+		 * step only says it was not run */
+		char why[1024];
+		snprintf(why, sizeof(why), "%s; without a GPU each step is "
+			 "still built and checked statically (compile errors, "
+			 "registers, spills, PTX facts), but not run or timed",
+			 json_string_value(json_object_get(device, "reason")));
+		json_object_set_new(device, "reason", json_string(why));
+	}
 	char arch[32];
 	device_arch(device, o->arch_fallback, arch, sizeof(arch));
 	env.arch = arch;
@@ -813,9 +824,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			verdict = "compile_error";
 		} else if (!have_device) {
 			snprintf(summary, sizeof(summary),
-				 "NOT GRADED: no CUDA device (%s)",
-				 json_string_value(
-					 json_object_get(device, "reason")));
+				 "not run: no CUDA device (see the GPU line)");
 			verdict = "not_graded";
 		} else {
 			double limit = o->time_limit_s > 0 ? o->time_limit_s

@@ -89,21 +89,59 @@ static const char *join_notes(json_t *row, const char *sep, char *buf,
 	return buf;
 }
 
+/* Bytes of the valid UTF-8 sequence at s and its code point; 0 when the
+ * bytes are not one (a stray byte, a truncated or overlong sequence). */
+static int utf8_next(const unsigned char *s, unsigned *cp)
+{
+	int n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2
+		: (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+	if (!n)
+		return 0;
+	unsigned c = n == 1 ? s[0] : s[0] & (0x7F >> n);
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3F);
+	}
+	static const unsigned least[] = {0, 0, 0x80, 0x800, 0x10000};
+	if (c < least[n] || c > 0x10FFFF)
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/* A cell of student-controlled text (a name, a compiler message): quoted,
+ * newlines as spaces, capped, and never a formula: a spreadsheet runs a
+ * cell that begins with = + - @ (or a tab or CR before one), so such a cell
+ * gets a leading ' (OWASP's advice for CSV injection). */
+#define CSV_CELL_MAX 2000
 static void csv_field(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
+	if (strchr("=+-@\t\r", *s) && *s)
+		fputc('\'', f);
+	for (size_t n = 0; *s && n < CSV_CELL_MAX; s++, n++) {
 		if (*s == '"')
 			fputc('"', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
 	}
 	fputc('"', f);
 }
 
+/* Text in an XML attribute or element: escaped, and without what XML 1.0
+ * forbids even escaped (control characters but tab and newline, U+FFFE,
+ * U+FFFF, surrogates, bytes that are not UTF-8): a compiler message that
+ * quotes a student's #error must not make junit.xml unreadable. */
 static void xml_text(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c;
+		int n = utf8_next(p, &c);
+		if (!n) {
+			p++; /* not UTF-8: dropped */
+			continue;
+		}
 		if (c == '<')
 			fputs("&lt;", f);
 		else if (c == '>')
@@ -112,10 +150,14 @@ static void xml_text(FILE *f, const char *s)
 			fputs("&amp;", f);
 		else if (c == '"')
 			fputs("&quot;", f);
-		else if (c < 0x20 && c != '\n' && c != '\t')
+		else if (c == '\n' || c == '\t')
+			fputc((int)c, f);
+		else if (c < 0x20 || (c >= 0x7F && c < 0xA0))
 			fputc(' ', f);
-		else
-			fputc(c, f);
+		else if (!((c >= 0xD800 && c <= 0xDFFF) || c == 0xFFFE ||
+			   c == 0xFFFF))
+			fwrite(p, 1, (size_t)n, f);
+		p += n;
 	}
 }
 
@@ -136,7 +178,7 @@ static json_t *collect(const char *out_dir, json_t *intake)
 					"source", json_object_get(st, "source"),
 					"notes", json_object_get(st, "notes"),
 					"labs");
-		int passed = 0, total = 0;
+		int passed = 0, total = 0, not_graded = 0;
 		const char *lab;
 		json_t *steps;
 		json_object_foreach(labs, lab, steps) {
@@ -147,6 +189,17 @@ static json_t *collect(const char *out_dir, json_t *intake)
 				json_object_get(st, "labs"), lab) != NULL;
 			int finished = 0;
 			json_t *ends = load_steps(path, &finished);
+			/* why a step was not graded is said once per run, by
+			 * its device event: each such step's row quotes it */
+			json_t *dev = gradebook_last_event(path, "device");
+			char why_ng[600] = "";
+			if (dev && !json_is_true(json_object_get(dev, "available")))
+				snprintf(why_ng, sizeof(why_ng),
+					 "NOT GRADED: no CUDA device on the grading "
+					 "machine (%s); no score: grade again on a "
+					 "machine with a GPU",
+					 json_string_value(json_object_get(dev, "reason")));
+			json_decref(dev);
 			json_t *out = json_array();
 			size_t k;
 			json_t *spec;
@@ -171,6 +224,11 @@ static json_t *collect(const char *out_dir, json_t *intake)
 						      "summary", why);
 				} else if (e) {
 					r = json_deep_copy(e);
+					const char *ev = json_string_value(
+						json_object_get(r, "verdict"));
+					if (ev && !strcmp(ev, "not_graded") && why_ng[0])
+						json_object_set_new(r, "summary",
+								    json_string(why_ng));
 				} else {
 					const char *v = !submitted ? "missing"
 							: "incomplete";
@@ -190,6 +248,7 @@ static json_t *collect(const char *out_dir, json_t *intake)
 				const char *v = json_string_value(
 					json_object_get(r, "verdict"));
 				passed += v && !strcmp(v, "pass");
+				not_graded += v && !strcmp(v, "not_graded");
 				total++;
 				json_array_append_new(out, r);
 			}
@@ -199,6 +258,7 @@ static json_t *collect(const char *out_dir, json_t *intake)
 		}
 		json_object_set_new(row, "passed", json_integer(passed));
 		json_object_set_new(row, "total", json_integer(total));
+		json_object_set_new(row, "not_graded", json_integer(not_graded));
 		json_array_append_new(rows, row);
 	}
 	return doc;
@@ -220,7 +280,7 @@ static int write_csv(const char *path, json_t *doc)
 		const char *id = json_string_value(json_object_get(spec, "id"));
 		fprintf(f, ",%s/%s,%s/%s %%copy", lab, id, lab, id);
 	}
-	fputs(",passed,total,notes\n", f);
+	fputs(",passed,total,not_graded,notes\n", f);
 	json_array_foreach(json_object_get(doc, "students"), i, row) {
 		csv_field(f, json_string_value(json_object_get(row, "student")));
 		fputc(',', f);
@@ -240,11 +300,25 @@ static int write_csv(const char *path, json_t *doc)
 					fputc(',', f);
 			}
 		}
+		/* a row with steps not graded has no score: passed is left
+		 * empty rather than a count that reads like a grade */
+		long long ng = json_integer_value(json_object_get(row, "not_graded"));
+		if (ng)
+			fputc(',', f);
+		else
+			fprintf(f, ",%lld", json_integer_value(
+						   json_object_get(row, "passed")));
 		fprintf(f, ",%lld,%lld,",
-			json_integer_value(json_object_get(row, "passed")),
-			json_integer_value(json_object_get(row, "total")));
+			json_integer_value(json_object_get(row, "total")), ng);
 		char notes[4096];
-		csv_field(f, join_notes(row, "; ", notes, sizeof(notes)));
+		join_notes(row, "; ", notes, sizeof(notes));
+		if (ng) {
+			size_t used = strlen(notes);
+			snprintf(notes + used, sizeof(notes) - used,
+				 "%sNOT GRADED: %lld step(s) not run (no CUDA "
+				 "device)", used ? "; " : "", ng);
+		}
+		csv_field(f, notes);
 		fputc('\n', f);
 	}
 	return fclose(f);
@@ -274,19 +348,35 @@ static int write_gradescope(const char *out_dir, json_t *doc)
 			char out[1400];
 			snprintf(out, sizeof(out), "%s",
 				 json_string_value(json_object_get(r, "summary")));
-			json_array_append_new(
-				tests, json_pack("{s:s, s:i, s:i, s:s, s:s, s:s}",
-						 "name", name, "score", pass,
-						 "max_score", 1, "status",
-						 pass ? "passed" : "failed", "output",
-						 out, "visibility", "visible"));
+			json_t *test = json_pack("{s:s, s:i, s:s, s:s}", "name",
+						 name, "max_score", 1, "output",
+						 out, "visibility", "visible");
+			/* not graded: no score and no status, only the reason */
+			if (!v || strcmp(v, "not_graded")) {
+				json_object_set_new(test, "score",
+						    json_integer(pass));
+				json_object_set_new(test, "status",
+						    json_string(pass ? "passed"
+								     : "failed"));
+			}
+			json_array_append_new(tests, test);
 		}
 		char notes[4096];
-		join_notes(row, "\n", notes, sizeof(notes));
+		long long ng = json_integer_value(json_object_get(row, "not_graded"));
+		if (ng)
+			snprintf(notes, sizeof(notes),
+				 "NOT GRADED: %lld step(s) could not be run (no "
+				 "CUDA device on the grading machine); no score "
+				 "is given. ", ng);
+		else
+			notes[0] = 0;
+		size_t used = strlen(notes);
+		join_notes(row, "\n", notes + used, sizeof(notes) - used);
 		json_t *gs = json_pack(
-			"{s:O, s:O, s:o, s:s}", "score", json_object_get(row, "passed"),
-			"max_score", json_object_get(row, "total"), "tests", tests,
-			"output", notes);
+			"{s:O, s:o, s:s}", "max_score", json_object_get(row, "total"),
+			"tests", tests, "output", notes);
+		if (!ng)
+			json_object_set(gs, "score", json_object_get(row, "passed"));
 		snprintf(path, sizeof(path), "%s/results.json", dir);
 		int rc = json_dump_file(gs, path, JSON_INDENT(1));
 		json_decref(gs);
@@ -307,10 +397,11 @@ static int write_junit(const char *path, json_t *doc)
 	json_array_foreach(json_object_get(doc, "students"), i, row) {
 		long long total = json_integer_value(json_object_get(row, "total"));
 		long long passed = json_integer_value(json_object_get(row, "passed"));
+		long long ng = json_integer_value(json_object_get(row, "not_graded"));
 		fputs("  <testsuite name=\"", f);
 		xml_text(f, json_string_value(json_object_get(row, "student")));
-		fprintf(f, "\" tests=\"%lld\" failures=\"%lld\">\n", total,
-			total - passed);
+		fprintf(f, "\" tests=\"%lld\" failures=\"%lld\" skipped=\"%lld\">\n",
+			total, total - passed - ng, ng);
 		const char *lab;
 		json_t *res;
 		json_object_foreach(json_object_get(row, "labs"), lab, res)
@@ -328,6 +419,13 @@ static int write_junit(const char *path, json_t *doc)
 				json_number_value(json_object_get(r, "seconds")));
 			if (v && !strcmp(v, "pass")) {
 				fputs("/>\n", f);
+				continue;
+			}
+			if (v && !strcmp(v, "not_graded")) {
+				/* not a failure: JUnit's skipped, the reason as text */
+				fputs(">\n      <skipped message=\"NOT GRADED\">", f);
+				xml_text(f, json_string_value(json_object_get(r, "summary")));
+				fputs("</skipped>\n    </testcase>\n", f);
 				continue;
 			}
 			fputs(">\n      <failure type=\"", f);
@@ -355,8 +453,17 @@ static void write_summary(FILE *f, json_t *doc)
 	fprintf(f, "class summary: %d student(s)\n", b.nstudents);
 	for (int k = 0; k < b.nsteps; k++) {
 		const struct cb_step *st = &b.steps[k];
-		fprintf(f, "  %-10s %-4s passed %3d/%-3d", st->lab, st->id,
-			st->passed, st->submitted);
+		int ng = 0;
+		for (int v = 0; v < st->nverdicts; v++)
+			if (!strcmp(st->verdicts[v].verdict, "not_graded"))
+				ng = st->verdicts[v].count;
+		if (ng)
+			fprintf(f, "  %-10s %-4s NOT GRADED %d/%d (no CUDA device)"
+				   ", passed %d", st->lab, st->id, ng,
+				st->submitted, st->passed);
+		else
+			fprintf(f, "  %-10s %-4s passed %3d/%-3d", st->lab, st->id,
+				st->passed, st->submitted);
 		if (st->measured) {
 			/* histogram of % of copy, 10-point bins up to 110+ */
 			int bins[12];
@@ -414,6 +521,15 @@ int gradebook_write(const char *out_dir, FILE *summary, char *err,
 				 "junit.xml, gradescope/, summary.txt)\n",
 			out_dir);
 	}
+	long long ng = 0;
+	size_t i;
+	json_t *row;
+	json_array_foreach(json_object_get(doc, "students"), i, row)
+		ng += json_integer_value(json_object_get(row, "not_graded"));
+	if (summary && ng)
+		fprintf(summary, "NOT GRADED: %lld step run(s) had no CUDA device "
+				 "(the gradebook gives them no score); grade on a "
+				 "machine with a GPU\n", ng);
 	json_decref(doc);
 	json_decref(intake);
 	if (rc) {
@@ -421,7 +537,7 @@ int gradebook_write(const char *out_dir, FILE *summary, char *err,
 			 out_dir, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return ng ? 1 : 0;
 }
 
 static int copy_file(const char *from, const char *to)
@@ -442,9 +558,55 @@ static int copy_file(const char *from, const char *to)
 	return fclose(out);
 }
 
+/* Every shard K of N given, each finished: else err names the one that is
+ * not (a Slurm task that failed or never ran). Folders without shard.json
+ * (graded before it existed) are taken as they are. */
+static int shards_complete(char *const *shards, int nshards, char *err,
+			   size_t errlen)
+{
+	int of = 0;
+	unsigned char have[256] = {0};
+	for (int s = 0; s < nshards; s++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/shard.json", shards[s]);
+		json_t *j = json_load_file(path, 0, NULL);
+		if (!j)
+			continue;
+		int k = (int)json_integer_value(json_object_get(j, "shard"));
+		int n = (int)json_integer_value(json_object_get(j, "shards"));
+		int done = json_is_true(json_object_get(j, "finished"));
+		json_decref(j);
+		if (n < 1 || n > 256 || k < 0 || k >= n || (of && n != of)) {
+			snprintf(err, errlen, "%s: shard %d of %d does not belong "
+				 "with the others (of %d)", shards[s], k, n, of);
+			return -1;
+		}
+		of = n;
+		if (!done) {
+			snprintf(err, errlen, "shard %d/%d (%s) did not finish: "
+				 "run its `grade --shard %d/%d` again (it resumes), "
+				 "then merge", k, n, shards[s], k, n);
+			return -1;
+		}
+		have[k] = 1;
+	}
+	for (int k = 0; k < of; k++)
+		if (!have[k]) {
+			snprintf(err, errlen, "shard %d/%d is missing: none of the "
+				 "%d folder(s) given graded it (did its Slurm task "
+				 "run? see its slurm-%d.log); grade it with `run.py "
+				 "grade ... --shard %d/%d`, then merge again",
+				 k, of, nshards, k, k, of);
+			return -1;
+		}
+	return 0;
+}
+
 int gradebook_merge(const char *out_dir, char *const *shards, int nshards,
 		    FILE *summary, char *err, size_t errlen)
 {
+	if (shards_complete(shards, nshards, err, errlen) < 0)
+		return -1;
 	json_t *merged = NULL;
 	json_t *seen = json_object();
 	for (int s = 0; s < nshards; s++) {

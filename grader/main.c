@@ -101,18 +101,20 @@ static int cmd_class(const char *cmd, const char *root, int argc,
 		if (argc != 1)
 			return usage_error("gradebook takes only OUT, got %s",
 					   argv[1]);
-		if (gradebook_write(out, stdout, err, sizeof(err)) < 0)
+		int rc = gradebook_write(out, stdout, err, sizeof(err));
+		if (rc < 0)
 			goto fail;
-		return 0;
+		return rc ? 3 : 0;
 	}
 	if (!strcmp(cmd, "merge")) {
 		if (argc < 2)
 			return usage_error("merge needs %s", "OUT and one or more "
 					   "shard folders");
-		if (gradebook_merge(out, argv + 1, argc - 1, stdout, err,
-				    sizeof(err)) < 0)
+		int rc = gradebook_merge(out, argv + 1, argc - 1, stdout, err,
+					 sizeof(err));
+		if (rc < 0)
 			goto fail;
-		return 0;
+		return rc ? 3 : 0;
 	}
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -163,9 +165,10 @@ static int cmd_class(const char *cmd, const char *root, int argc,
 			return usage_error("grade: unknown option %s", a);
 		}
 	}
-	if (batch_grade(&o, err, sizeof(err)) < 0)
+	int rc = batch_grade(&o, err, sizeof(err));
+	if (rc < 0)
 		goto fail;
-	return 0;
+	return rc ? 3 : 0; /* 3: steps not graded (no CUDA device) */
 fail:
 	fprintf(stderr, "cudalab-grader: %s\n", err);
 	return 4;

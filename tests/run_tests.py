@@ -4,6 +4,8 @@
 Suites, each a story of one feature:
   unit  build/tests/test_* (C unit tests of common/ and grader/), TAP lines
   cli   tests/test_cli.py: run.py and the grader's command line, CPU only
+  newcomer  tests/test_newcomer.py: what a newcomer meets first, intake
+        that never falls over (CPU only)
   ui    tests/test_ui.py: the dashboard under tmux (recorded streams)
   gpu   tests/test_gpu.py: the SAXPY lab on a real device (skipped, and
         counted as skipped, when no CUDA device answers)
@@ -64,6 +66,8 @@ def main(argv):
     unit_suite(t)
     import test_cli
     test_cli.run(t)
+    import test_newcomer
+    test_newcomer.run(t)
     import test_ui
     test_ui.run(t)
     import test_gpu

@@ -67,8 +67,10 @@ static int source_line(const char *file, long line, char *out, size_t len)
 }
 
 static void build(const struct ui_state *s, const struct ui_step *st,
-		  struct lines *l)
+		  struct lines *l, const struct render_opts *o)
 {
+	/* µ only where the terminal can show it (LANG=C: "us") */
+	const char *us = o->unicode ? "µs" : "us";
 	enum style vs;
 	const char *label = verdict_label(st, &vs);
 	add(l, 0, ST_BOLD, "%s · %s · %s", st->id, st->title, st->file);
@@ -76,8 +78,9 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 	    st->summary);
 	if (st->has_timing)
 		add(l, 0, ST_NORMAL,
-		    "%.1f µs median · %.0f GB/s · %.1f%% of copy (%.0f GB/s)%s",
-		    st->median_us, st->gbps, st->pct_of_copy, s->copy_gbps,
+		    "%.1f %s median %s %.0f GB/s %s %.1f%% of copy (%.0f GB/s)%s",
+		    st->median_us, us, o->unicode ? "·" : "-", st->gbps,
+		    o->unicode ? "·" : "-", st->pct_of_copy, s->copy_gbps,
 		    st->speedup > 0 ? "" : "");
 
 	size_t i;
@@ -91,9 +94,9 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 			double pct = event_num(e, "pct_of_copy");
 			int cells = (int)(30 * pct / 100 + 0.5);
 			for (int k = 0; k < cells && k < 40; k++)
-				strcat(bar, "█");
-			add(l, 2, ST_NORMAL, "%-10s %8.1f µs  %5.0f GB/s  %5.1f%%  %s",
-			    event_str(e, "variant"), event_num(e, "median_us"),
+				strcat(bar, o->unicode ? "█" : "#");
+			add(l, 2, ST_NORMAL, "%-10s %8.1f %s  %5.0f GB/s  %5.1f%%  %s",
+			    event_str(e, "variant"), event_num(e, "median_us"), us,
 			    event_num(e, "gbps"), pct, bar);
 		}
 	}
@@ -255,12 +258,11 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 void panel_details(const struct ui_state *s, struct canvas *c, int top,
 		   int bottom, const struct render_opts *o)
 {
-	(void)o;
 	const struct ui_step *st = ui_state_selected(s);
 	if (!st)
 		return;
 	struct lines l = {0};
-	build(s, st, &l);
+	build(s, st, &l, o);
 	/* wrap each line into screen rows, then show from the scroll offset */
 	struct canvas *tall = canvas_new(l.n * 6 + 1, c->cols);
 	int rows = 0;

@@ -71,8 +71,8 @@ static void step_row(const struct ui_state *s, const struct ui_step *st,
 	canvas_text(c, row, k->title, st->title, ST_NORMAL, k->title_w);
 	canvas_text(c, row, k->state, label, vs, W_STATE);
 	if (st->has_timing) {
-		canvas_printf(c, row, k->time, ST_NORMAL, W_TIME, "%7.1fµs",
-			      st->median_us);
+		canvas_printf(c, row, k->time, ST_NORMAL, W_TIME, "%7.1f%s",
+			      st->median_us, o->unicode ? "µs" : "us");
 		canvas_printf(c, row, k->gbps, ST_NORMAL, W_GBPS, "%5.0f",
 			      st->gbps);
 		int pass = st->threshold_pct < 0 ||

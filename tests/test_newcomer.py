@@ -1,0 +1,340 @@
+"""Newcomer suite (no GPU needed): what a student, an instructor or a
+workshop organiser meets first (issue 18), and intake that never falls over
+(issue 16, item 7).
+
+Each function is the story of one rough edge; every check can fail.
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import harness_util as hu
+import test_cli
+
+RUN = [sys.executable, os.path.join(hu.ROOT, "run.py")]
+NO_GPU = {"CUDALAB_NO_DEVICE": "1"}
+
+
+def _write_log(path, events):
+    with open(path, "w") as f:
+        for e in events:
+            f.write(json.dumps(e) + "\n")
+
+
+def _read_log(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def record_refuses_unmeasured(t):
+    """`record` writes only what was measured, and names the real source."""
+    tmp = tempfile.mkdtemp(prefix="cudalab-record-")
+    try:
+        log = os.path.join(tmp, "bench.jsonl")
+        readme = os.path.join(tmp, "README.md")
+        before = ("# x\n<!-- cudalab:results saxpy -->\nold\n"
+                  "<!-- /cudalab:results -->\ntail\n")
+        test_cli.synthetic_bench_log(log)
+        good = _read_log(log)
+        cases = []
+        nodev = [dict(e, available=False, reason="no NVIDIA driver")
+                 if e["event"] == "device" else e for e in good]
+        nodev = [e for e in nodev if e["event"] != "timing"]
+        cases.append(("a run without a GPU", nodev, "no CUDA device"))
+        partial = [e for e in good
+                   if not (e["event"] == "step_end" and e["step"] == "v2")
+                   and e["event"] != "run_end"]
+        cases.append(("a partial bench (a step missing)", partial,
+                      "v2 did not finish"))
+        ungraded = [dict(e, verdict="not_graded")
+                    if e["event"] == "step_end" and e["step"] == "v2" else e
+                    for e in good]
+        cases.append(("a bench with a NOT GRADED step", ungraded,
+                      "v2 were NOT GRADED"))
+        for what, events, words in cases:
+            _write_log(log, events)
+            with open(readme, "w") as f:
+                f.write(before)
+            rc, out, err = hu.run(RUN + ["record", "saxpy", "--events", log,
+                                         "--readme", readme])
+            with open(readme) as f:
+                after = f.read()
+            t.record("newcomer: `record` refuses %s (exit 2, says why, "
+                     "README untouched)" % what,
+                     rc == 2 and words in err and "not recording" in err
+                     and after == before, "rc=%d %s" % (rc, err))
+        mine = os.path.join(tmp, "my work")
+        _write_log(log, [dict(e, source=mine) if e["event"] == "run_begin"
+                         else e for e in good])
+        with open(readme, "w") as f:
+            f.write(before)
+        rc, out, err = hu.run(RUN + ["record", "saxpy", "--events", log,
+                                     "--readme", readme])
+        with open(readme) as f:
+            after = f.read()
+        t.record("newcomer: `record` states the run's real source folder, "
+                 "not always solutions/LAB",
+                 rc == 0 and '--src "%s"' % mine in after
+                 and "solutions/saxpy" not in after, after)
+        _write_log(log, [dict(e, source=os.path.join(hu.ROOT, "solutions",
+                                                     "saxpy"))
+                         if e["event"] == "run_begin" else e for e in good])
+        rc, out, err = hu.run(RUN + ["record", "saxpy", "--events", log,
+                                     "--readme", readme])
+        with open(readme) as f:
+            after = f.read()
+        t.record("newcomer: `record` of a run of the solutions says "
+                 "--src solutions/saxpy (relative to the checkout)",
+                 rc == 0 and "--src solutions/saxpy`" in after, after)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def grade_without_gpu(t, state):
+    """`grade` on a machine without a GPU reads NOT GRADED everywhere
+    (exit 3, JUnit <skipped>, no Gradescope score, CSV and summary), and
+    `merge` names a missing or unfinished shard."""
+    import xml.etree.ElementTree as ET
+    import planted_class
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        for sid in ("ann", "ben"):
+            planted_class._folder(os.path.join(subs, sid),
+                                  planted_class._files())
+        out = os.path.join(s.path, "grades")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out], env=env)
+        t.record("newcomer: `grade` without a GPU exits 3 and says NOT "
+                 "GRADED, never `passed 0/5`",
+                 rc == 3 and "NOT GRADED" in o and "passed   0/2" not in o
+                 and "passed 0/" not in o, "rc=%d\n%s\n%s" % (rc, o, e[-600:]))
+        try:
+            root = ET.parse(os.path.join(out, "junit.xml")).getroot()
+            cases = root.findall("./testsuite/testcase")
+            skipped = [c.find("skipped") for c in cases]
+            ok = (len(cases) == 10 and all(x is not None for x in skipped)
+                  and all(c.find("failure") is None for c in cases)
+                  and all("no CUDA device" in (x.text or "")
+                          for x in skipped)
+                  and all(su.get("skipped") == "5" and su.get("failures")
+                          == "0" for su in root.findall("./testsuite")))
+            detail = ET.tostring(root, encoding="unicode")[:1500]
+        except (OSError, ET.ParseError) as err:
+            ok, detail = False, str(err)
+        t.record("newcomer: junit.xml marks not-graded steps <skipped> with "
+                 "the reason as text, not <failure>", ok, detail)
+        try:
+            with open(os.path.join(out, "gradescope", "ann",
+                                   "results.json")) as f:
+                gs = json.load(f)
+            ok = ("score" not in gs and "NOT GRADED" in gs.get("output", "")
+                  and all("score" not in x and "status" not in x
+                          and "NOT GRADED" in x["output"]
+                          and "no CUDA device" in x["output"]
+                          for x in gs["tests"]))
+            detail = json.dumps(gs)[:1500]
+        except (OSError, ValueError, KeyError) as err:
+            ok, detail = False, str(err)
+        t.record("newcomer: Gradescope results.json of an ungraded student "
+                 "has no score, and says NOT GRADED and why", ok, detail)
+        with open(os.path.join(out, "gradebook.csv")) as f:
+            rows = list(csv.DictReader(f))
+        with open(os.path.join(out, "summary.txt")) as f:
+            summary = f.read()
+        t.record("newcomer: gradebook.csv and summary.txt say not graded "
+                 "(no `passed 0`)",
+                 len(rows) == 2 and all(r["passed"] == ""
+                                        and r["not_graded"] == "5"
+                                        and "NOT GRADED" in r["notes"]
+                                        for r in rows)
+                 and "NOT GRADED 2/2" in summary
+                 and "passed   0/2" not in summary,
+                 json.dumps(rows)[:800] + "\n" + summary)
+
+        shards = [os.path.join(s.path, "shard-%d" % k) for k in range(3)]
+        for k in range(2):
+            hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                          shards[k], "--shard", "%d/3" % k, "--quiet"],
+                   env=env)
+        merged = os.path.join(s.path, "merged")
+        rc, o, e = hu.run(RUN + ["merge", merged] + shards[:2], env=env)
+        t.record("newcomer: `merge` without shard 2 of 3 says which shard "
+                 "is missing and exits non-zero",
+                 rc == 4 and "shard 2/3 is missing" in e
+                 and not os.path.exists(os.path.join(merged,
+                                                     "gradebook.csv")),
+                 "rc=%d %s" % (rc, e))
+        with open(os.path.join(shards[1], "shard.json"), "w") as f:
+            json.dump({"shard": 1, "shards": 3, "finished": False}, f)
+        rc, o, e = hu.run(RUN + ["merge", merged] + shards[:2], env=env)
+        t.record("newcomer: `merge` with a shard that did not finish names "
+                 "it and exits non-zero",
+                 rc == 4 and "shard 1/3" in e and "did not finish" in e,
+                 "rc=%d %s" % (rc, e))
+
+
+def slurm_script(t):
+    """`grade --slurm N` writes a script that carries every grading flag,
+    the site's settings, and survives a space in every path."""
+    tmp = tempfile.mkdtemp(prefix="cudalab slurm ")
+    try:
+        subs = os.path.join(tmp, "my subs")
+        os.makedirs(subs)
+        out = os.path.join(tmp, "grade out")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out, "--slurm", "3", "--time-limit", "7",
+                                 "--jobs", "2", "--gpus", "0", "--fresh",
+                                 "--partition", "gpu-h100", "--module",
+                                 "cuda/13.0"],
+                          env={"CUDALAB_SLURM_ACCOUNT": "course42"})
+        script = os.path.join(out, "grade.slurm")
+        text = open(script).read() if os.path.exists(script) else ""
+        t.record("newcomer: the --slurm script carries --time-limit, --jobs,"
+                 " --gpus, --fresh, partition, account and modules",
+                 rc == 0 and "--time-limit 7" in text and "--jobs 2" in text
+                 and "--gpus 0" in text and "--fresh" in text
+                 and "#SBATCH --partition=gpu-h100" in text
+                 and "#SBATCH --account=course42" in text
+                 and "module load cuda/13.0" in text
+                 and '#SBATCH --output="%s/slurm-%%a.log"' % out in text,
+                 "rc=%d %s\n%s" % (rc, e, text))
+        # run the task body with stand-ins for python3 and module: the
+        # arguments it passes must arrive whole, spaces and all
+        fake = os.path.join(tmp, "bin")
+        os.makedirs(fake)
+        got = os.path.join(tmp, "argv.json")
+        with open(os.path.join(fake, "python3"), "w") as f:
+            f.write("#!%s\nimport json, os, sys\njson.dump([os.getcwd()] "
+                    "+ sys.argv[1:], open(%r, 'w'))\n" % (sys.executable,
+                                                          got))
+        os.chmod(os.path.join(fake, "python3"), 0o755)
+        body = "module() { :; }\n" + text
+        rc = subprocess.call(["bash", "-c", body],
+                             env=dict(os.environ, SLURM_ARRAY_TASK_ID="1",
+                                      PATH=fake + ":" + os.environ["PATH"]))
+        try:
+            argv = json.load(open(got))
+        except (OSError, ValueError):
+            argv = []
+        want = [hu.ROOT, "run.py", "grade", subs, "--out",
+                os.path.join(out, "shard-1"), "--shard", "1/3", "--labs",
+                "saxpy", "--gpus", "0", "--jobs", "2", "--time-limit", "7",
+                "--fresh"]
+        t.record("newcomer: the --slurm script runs with spaces in every "
+                 "path (each argument arrives whole)",
+                 rc == 0 and argv == want, "rc=%d\n%s\n%s" % (rc, argv, want))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+FAKE_LIBCUDA = r"""
+int cuDriverGetVersion(int *v) { *v = %d; return 0; }
+int cuInit(unsigned flags) { (void)flags; return 100; /* no device */ }
+"""
+
+
+def _fake_driver(folder, version):
+    """A stand-in libcuda.so.1 that reports a driver of `version` (e.g.
+    12020 for CUDA 12.2) and no device: dlopen finds it through
+    LD_LIBRARY_PATH before any real driver."""
+    os.makedirs(folder, exist_ok=True)
+    src = os.path.join(folder, "fake.c")
+    with open(src, "w") as f:
+        f.write(FAKE_LIBCUDA % version)
+    lib = os.path.join(folder, "libcuda.so.1")
+    rc = subprocess.call(["cc", "-shared", "-fPIC", "-o", lib, src])
+    return rc == 0
+
+
+def no_gpu_reason(t, state):
+    """Without a GPU the reason names what is missing (no driver, no
+    device, a driver older than the toolkit), once per run."""
+    probe = os.path.join(hu.ROOT, "build", "devprobe")
+    tmp = tempfile.mkdtemp(prefix="cudalab-fakecuda-")
+    try:
+        rc, out, _ = hu.run([probe])
+        mine = json.loads(out.strip().splitlines()[-1]) if out.strip() \
+            else {}
+        if mine.get("available") or os.path.exists("/dev/nvidiactl"):
+            t.skip("newcomer: devprobe says `no NVIDIA driver` where there "
+                   "is none", "this machine has a driver")
+        else:
+            t.record("newcomer: devprobe says `no NVIDIA driver` where there "
+                     "is none (not `driver version is insufficient`)",
+                     mine.get("cause") == "no_driver"
+                     and "no NVIDIA driver" in mine.get("reason", "")
+                     and "insufficient" not in mine.get("reason", ""), out)
+        for version, cause, words in (
+                (12020, "old_driver", "supports CUDA 12.2, older than the"),
+                (99000, "no_device", "installed but sees no GPU")):
+            lib = os.path.join(tmp, cause)
+            if not _fake_driver(lib, version):
+                t.record("newcomer: a stand-in libcuda.so.1 builds", False,
+                         "cc failed")
+                continue
+            rc, out, _ = hu.run([probe], env={"LD_LIBRARY_PATH": lib})
+            try:
+                got = json.loads(out.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                got = {}
+            t.record("newcomer: devprobe tells %s apart (%s)"
+                     % (cause, words),
+                     rc == 0 and got.get("available") is False
+                     and got.get("cause") == cause
+                     and words in got.get("reason", ""), out)
+        lib = os.path.join(tmp, "old_driver")
+        rc, out, err = hu.run([hu.GRADER, "--root", hu.ROOT, "test", "saxpy",
+                               "--no-color"],
+                              env={"LD_LIBRARY_PATH": lib,
+                                   "CUDALAB_STATE": state})
+        said = out.count("older than the")
+        t.record("newcomer: a run without a GPU says why once (the GPU "
+                 "line; at most again in the verdict line), not per step, "
+                 "and what still ran",
+                 rc == 3 and 1 <= said <= 2 and "insufficient" not in out
+                 and "built and checked statically" in out
+                 and out.count("not run: no CUDA device") == 5,
+                 "rc=%d said %d times\n%s" % (rc, said, out[-2500:]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def times_in_c_locale(t):
+    """LANG=C: the dashboard prints times as `us`, never a blank where the
+    µ was; a UTF-8 terminal keeps the µ."""
+    if not shutil.which("tmux"):
+        t.skip("newcomer: times under LANG=C", "tmux is not installed")
+        return
+    import test_ui
+    log = os.path.join(test_ui.FIX, "pass.jsonl")
+    screens = {}
+    for lang in ("C", "C.UTF-8"):
+        p = test_ui.Pane("LANG=%s LC_ALL=%s %s --replay %s; sleep 60"
+                         % (lang, lang, test_ui.UI, log), cols=100, rows=30)
+        try:
+            screens[lang] = p.wait_for("PASS: 5 passed")
+        finally:
+            p.close()
+    c, u = screens["C"], screens["C.UTF-8"]
+    t.record("newcomer: LANG=C prints times as `us` (not `299.0 s`); UTF-8 "
+             "keeps `µs`",
+             "299.0us" in c and "299.0 s" not in c and "µ" not in c
+             and "299.0µs" in u, c + "\n----\n" + u)
+
+
+def run(t):
+    state = tempfile.mkdtemp(prefix="cudalab-state-")
+    try:
+        record_refuses_unmeasured(t)
+        no_gpu_reason(t, state)
+        times_in_c_locale(t)
+        slurm_script(t)
+        grade_without_gpu(t, state)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
