@@ -147,6 +147,37 @@ def state_dir():
 
 MARK_BEGIN = "<!-- cudalab:results %s -->"
 MARK_END = "<!-- /cudalab:results -->"
+# One table per lab and GPU: "<!-- cudalab:results LAB @ GPU NAME -->". A
+# block without "@" is a table recorded before there was one per GPU.
+MARK_GPU = "<!-- cudalab:results %s @ %s -->"
+
+
+def place_table(text, lab, gpu, table):
+    """text with the table of (lab, gpu) put in its block: the block of
+    that GPU if there is one (or an older block without a GPU whose table
+    names it), else a new block after the lab's last block. None when the
+    text has no block of the lab at all."""
+    own = MARK_GPU % (lab, gpu)
+    legacy = MARK_BEGIN % lab
+    mark = None
+    if own in text:
+        mark = own
+    elif legacy in text:
+        old = text.split(legacy, 1)[1].split(MARK_END, 1)[0]
+        if ("**%s**" % gpu) in old or "**" not in old:
+            mark = legacy
+    if mark:
+        head, rest = text.split(mark, 1)
+        _, tail = rest.split(MARK_END, 1)
+        return head + own + "\n" + table + "\n" + MARK_END + tail
+    starts = [i for i in range(len(text))
+              if text.startswith(MARK_BEGIN[:-4] % lab, i)
+              and text[i + len(MARK_BEGIN[:-4] % lab)] in " @-"]
+    if not starts:
+        return None
+    end = text.index(MARK_END, starts[-1]) + len(MARK_END)
+    return (text[:end] + "\n\n" + own + "\n" + table + "\n" + MARK_END
+            + text[end:])
 
 
 def bench_source(begin):
@@ -179,6 +210,25 @@ def not_measured(events):
     if not any(e.get("event") == "run_end" for e in events):
         return "the run did not end (interrupted)"
     return None
+
+
+def timing_plan(timings):
+    """How the figures were timed, from the timing events: rounds of fixed
+    repetitions, or the stopping rule's count (harness.h)."""
+    if not timings:
+        return "nothing was timed"
+    if any("stop" in t for t in timings):
+        reps = [t.get("reps", 0) for t in timings]
+        return ("each figure is the median of event-timed calls with the L2 "
+                "flushed before every call, as many as the stopping rule "
+                "needed for a 95 %% interval of the median within its "
+                "target (%d to %d calls); 'CV' is their coefficient of "
+                "variation" % (min(reps), max(reps)))
+    first = timings[0]
+    return ("each figure is the median of %d rounds of %d event-timed calls "
+            "with the L2 flushed before every call; 'CV' is the coefficient "
+            "of variation of the round medians"
+            % (len(first.get("rounds", [])) or 1, first.get("reps", 0)))
 
 
 def results_table(events):
@@ -218,10 +268,10 @@ def results_table(events):
         "Measured with `python3 run.py bench %s --src %s`, recorded "
         "by `python3 run.py record %s`: **%s** (%d SMs, CC %s, driver %s), "
         "%s, commit `%s`. Copy ceiling %.0f GB/s (%s, measured in the same "
-        "run). n = %s elements (%.0f MiB moved per call)%s; each figure is the "
-        "median of %d rounds of %d event-timed calls with the L2 flushed "
-        "before every call; 'CV' is the coefficient of variation of the "
-        "round medians."
+        "run). n = %s elements (%.0f MiB moved per call)%s; %s; "
+        "'%% of ref.' is the step's bandwidth against its reference "
+        "solution's calibrated figure for this GPU (what the timing bars "
+        "judge)."
         % (begin["lab"], bench_source(begin), begin["lab"], device.get("name"),
            device.get("sm_count", 0), device.get("cc"), device.get("driver"),
            begin["started"][:10], begin.get("commit", "unknown"), copy_gbps,
@@ -229,13 +279,12 @@ def results_table(events):
            first.get("bytes", 0) / 2**20,
            " for the first step; the steps' timed sizes differ (see the lab's "
            "README)" if len({t.get("n") for t in student}) > 1 else "",
-           len(first.get("rounds", [])) or 1,
-           first.get("reps", 0)),
+           timing_plan(student)),
         "",
-        "| step | | median µs | GB/s | %% of copy | %s | instructions "
-        "/ element | registers | occupancy | CV | verdict |"
+        "| step | | median µs | GB/s | %% of copy | %% of ref. | %s | "
+        "instructions / element | registers | occupancy | CV | verdict |"
         % ("vs baseline" if vs_key == "speedup_vs_baseline" else "vs step 1"),
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|",
     ]
     for e in ends:
         rows = [t for t in student if t.get("step") == e["step"]] or [{}]
@@ -245,11 +294,13 @@ def results_table(events):
         for k, t in enumerate(rows):
             label = title + (" · " + t["variant"] if t.get("variant") else "")
             lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                         "| %s |"
+                         "| %s | %s |"
                          % (e["step"] if k == 0 else "", label,
                             num(t.get("median_us"), "%.1f"),
                             num(t.get("gbps"), "%.0f"),
                             num(pct(t) if t else None, "%.1f%%"),
+                            num(e.get("pct_of_reference") if k == 0
+                                else None, "%.1f%%"),
                             num(e.get(vs_key) if k == 0 else None,
                                 "%.2f×"),
                             num(ipe if k == 0 else None, "%.2f"),
@@ -261,7 +312,7 @@ def results_table(events):
     for v in vendor:
         label = v.get("name", "") + (" · " + v["variant"]
                                      if v.get("variant") else "")
-        lines.append("| vendor | %s | %.1f | %.0f | %s | | | | | %s | |" % (
+        lines.append("| vendor | %s | %.1f | %.0f | %s | | | | | | %s | |" % (
             label, v["median_us"], v["gbps"], num(pct(v), "%.1f%%"),
             num(cv(v), "%.2f%%")))
     notes = []
@@ -505,20 +556,20 @@ def record(args):
     table = results_table(events)
     targets = args.readme or [os.path.join(ROOT, "README.md"),
                               os.path.join(ROOT, "labs", args.lab, "README.md")]
+    gpu = next(e for e in events if e["event"] == "device").get("name")
     for target in targets:
         with open(target) as f:
             text = f.read()
-        begin_mark = MARK_BEGIN % args.lab
-        if begin_mark not in text or MARK_END not in text.split(begin_mark, 1)[1]:
+        placed = place_table(text, args.lab, gpu, table)
+        if placed is None:
             print("cudalab: %s has no %s ... %s block to fill"
-                  % (target, begin_mark, MARK_END), file=sys.stderr)
+                  % (target, MARK_BEGIN % args.lab, MARK_END),
+                  file=sys.stderr)
             return 2
-        head, rest = text.split(begin_mark, 1)
-        _, tail = rest.split(MARK_END, 1)
         with open(target, "w") as f:
-            f.write(head + begin_mark + "\n" + table + "\n" + MARK_END + tail)
-        print("cudalab: recorded %s results in %s"
-              % (args.lab, os.path.relpath(target, ROOT)))
+            f.write(placed)
+        print("cudalab: recorded %s results on the %s in %s"
+              % (args.lab, gpu, os.path.relpath(target, ROOT)))
     if variant_series(events):
         svg = os.path.join(ROOT, "labs", args.lab, "variants.svg")
         with open(svg, "w") as f:

@@ -538,6 +538,7 @@ def synthetic_bench_log(path, mode="bench"):
          "inst_per_element": 19.0},
         {"event": "step_end", "step": "v1", "verdict": "pass",
          "median_us": 20.0, "gbps": 614.4, "pct_of_copy": 61.44,
+         "pct_of_reference": 76.8,
          "speedup_vs_first": 1.0, "registers": 10, "occupancy_pct": 100.0},
         {"event": "profile", "step": "v2", "measured": False,
          "reason": "ncu not found on PATH (Nsight Compute)"},
@@ -568,8 +569,9 @@ def record_table(t):
             text = f.read()
         t.record("cli: `record` writes the bench table between the markers",
                  rc == 0 and "old" not in text and text.endswith("tail\n")
-                 and "| v1 | naive | 20.0 | 614 | 61.4% | 1.00× | 19.00 | 10 "
-                     "| 100% | 0.10% | pass |" in text
+                 and "| v1 | naive | 20.0 | 614 | 61.4% | 76.8% | 1.00× | "
+                     "19.00 | 10 | 100% | 0.10% | pass |" in text
+                 and "<!-- cudalab:results saxpy @ Test GPU -->" in text
                  and "Test GPU" in text and "abc123" in text
                  and "2026-11-22" in text
                  and "| vendor | cuBLAS cublasSaxpy | 25.0 |" in text
@@ -581,6 +583,24 @@ def record_table(t):
             again = f.read()
         t.record("cli: `record` twice gives the same file", rc2 == 0
                  and again == text, "")
+        other = log + ".h200"
+        with open(log) as f, open(other, "w") as g:
+            g.write(f.read().replace('"Test GPU"', '"Other GPU"'))
+        rc3, _, err3 = hu.run(RUN + ["record", "saxpy", "--events", other,
+                                     "--readme", readme])
+        with open(readme) as f:
+            both = f.read()
+        t.record("cli: `record` on a second GPU adds its own table after the "
+                 "first and keeps the first",
+                 rc3 == 0 and text.split("tail")[0].strip() in both
+                 and both.index("@ Test GPU") < both.index("@ Other GPU")
+                 < both.index("tail") and both.count("| v1 | naive |") == 2,
+                 "rc=%d %s\n%s" % (rc3, err3, both))
+        rc4, _, _ = hu.run(RUN + ["record", "saxpy", "--events", log,
+                                  "--readme", readme])
+        with open(readme) as f:
+            t.record("cli: `record` again on the first GPU replaces only its "
+                     "table", rc4 == 0 and f.read() == both, "")
         synthetic_bench_log(log, mode="test")
         rc, _, err = hu.run(RUN + ["record", "saxpy", "--events", log,
                                    "--readme", readme])
