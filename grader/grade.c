@@ -7,6 +7,7 @@
 #include "metric.h"
 #include "profiler.h"
 #include "runner.h"
+#include "gpulock.h"
 #include "sandbox.h"
 #include "verdict.h"
 
@@ -200,7 +201,7 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 
 /* Run an executable built by build.c, forwarding its events. */
 static void run_executable(const struct grade_opts *o, struct sandbox *sb,
-			   const char *exe,
+			   const char *gpu_uuid, const char *exe,
 			   const char *step_id, char *const *extra_sizes,
 			   double limit_s, struct step_outcome *r,
 			   struct child *c, int timed_only)
@@ -214,6 +215,18 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	argv[k++] = "3";
 	argv[k++] = "--step";
 	argv[k++] = step_arg;
+	/* The GPU lock (common/gpulock.h): a fresh open for each child, at
+	 * fd 4, as the sandbox has no path to the lock folder. */
+	char lock_err[256];
+	int lock_fd = gpu_uuid ? gpulock_open(gpu_uuid, lock_err,
+					      sizeof(lock_err))
+			       : -1;
+	if (lock_fd >= 0) {
+		argv[k++] = "--gpu-lock-fd";
+		argv[k++] = "4";
+		c->pass_fd = lock_fd;
+		c->pass_fd_as = 4;
+	}
 	if (o->seed) {
 		argv[k++] = "--seed";
 		argv[k++] = o->seed;
@@ -244,6 +257,8 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	if (child_run(c) < 0 && !r->error)
 		r->error = json_pack("{s:s, s:s, s:s}", "event", "error", "kind",
 				     "harness", "message", c->error);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	if (r->pending.len) /* a last line without newline */
 		outcome_feed(r, "\n", 1);
 }
@@ -280,7 +295,7 @@ static int file_mentions(const char *path, const char *name)
  * event per point; a point that fails says why instead of a time.
  */
 static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
-		      const struct build_env *env,
+		      const char *gpu_uuid, const struct build_env *env,
 		      const struct lab_manifest *lab,
 		      const struct step_build *builds, size_t count,
 		      double copy_gbps, event_sink sink, void *arg)
@@ -339,8 +354,8 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 		struct step_outcome r;
 		outcome_init(&r, p->step->id, copy_gbps, discard_event, NULL);
 		struct child c = CHILD_INIT;
-		run_executable(o, sb, p->exe, p->step->id, NULL, limit, &r, &c,
-			       1);
+		run_executable(o, sb, gpu_uuid, p->exe, p->step->id, NULL, limit,
+			       &r, &c, 1);
 		const char *withheld = outcome_timing_withheld(&r, &c);
 		json_t *med = json_object_get(r.metrics, "median_us");
 		json_object_set_new(ev, "ok",
@@ -374,7 +389,7 @@ static void iso_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 }
 
-static void run_vendor(const struct grade_opts *o,
+static void run_vendor(const struct grade_opts *o, const char *gpu_uuid,
 		       const struct lab_manifest *lab,
 		       const struct build_env *env, double copy_gbps,
 		       event_sink sink, void *arg)
@@ -389,8 +404,8 @@ static void run_vendor(const struct grade_opts *o,
 	struct step_outcome r;
 	outcome_init(&r, "vendor", copy_gbps, sink, arg);
 	struct child c = CHILD_INIT;
-	run_executable(o, NULL, exe, "vendor", NULL, lab->time_limit_s, &r,
-		       &c, 0);
+	run_executable(o, NULL, gpu_uuid, exe, "vendor", NULL,
+		       lab->time_limit_s, &r, &c, 0);
 	if (r.error)
 		sink(arg, r.error);
 	child_release(&c);
@@ -488,6 +503,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	env.arch = arch;
 	json_object_set_new(device, "arch", json_string(arch));
 	double copy_gbps = json_number_value(json_object_get(device, "copy_gbps"));
+	/* the GPU lock every step program takes (device.h) */
+	const char *gpu_uuid = device_lock_check(device);
 	sink(arg, device);
 
 	/* Untrusted code: bubblewrap when it can run a CUDA program here. */
@@ -618,8 +635,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		} else {
 			double limit = o->time_limit_s > 0 ? o->time_limit_s
 							   : lab.time_limit_s;
-			run_executable(o, sb, b->exe, s->id, lab.hidden_sizes,
-				       limit, &r, &c, 0);
+			run_executable(o, sb, gpu_uuid, b->exe, s->id,
+				       lab.hidden_sizes, limit, &r, &c, 0);
 			seconds = c.seconds;
 			json_t *med = json_object_get(r.metrics, "median_us");
 			if (first + i == 0 && json_is_number(med))
@@ -687,10 +704,10 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	}
 
 	if (o->bench && have_device && lab.vendor_source)
-		run_vendor(o, &lab, &env, copy_gbps, sink, arg);
+		run_vendor(o, gpu_uuid, &lab, &env, copy_gbps, sink, arg);
 	if (o->bench && have_device && lab.sweep_define)
-		run_sweep(o, sb, &env, &lab, builds, count, copy_gbps, sink,
-			  arg);
+		run_sweep(o, sb, gpu_uuid, &env, &lab, builds, count, copy_gbps,
+			  sink, arg);
 
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);

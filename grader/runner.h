@@ -22,6 +22,11 @@
  * set, result bytes are handed to it as they arrive instead of being kept in
  * `result` (the limit still counts them), so a caller can show live progress.
  *
+ * pass_fd: an open descriptor of the caller's (-1: none) that the child gets
+ * at the number pass_fd_as, e.g. the GPU lock (common/gpulock.h). The caller
+ * keeps and closes its own copy; anything the child sets on the open file
+ * (a lock) is shared with that copy until both are closed.
+ *
  * Process group: the child leads a new process group. On timeout the whole
  * group is killed with SIGKILL; after a normal exit the group is killed too,
  * so no grandchild outlives the run or holds its pipes open.
@@ -59,6 +64,7 @@ struct child {
 	size_t out_limit;
 	int result_fd;
 	size_t result_limit;
+	int pass_fd, pass_fd_as;
 	void (*on_result)(void *arg, const char *data, size_t len);
 	void *on_result_arg;
 	double wall_limit_s;
@@ -84,7 +90,8 @@ struct child {
 
 #define CHILD_INIT                                                          \
 	{                                                                   \
-		.out_limit = 64 * 1024, .result_fd = -1,                    \
+		.out_limit = 64 * 1024, .result_fd = -1, .pass_fd = -1,     \
+		.pass_fd_as = -1,                                           \
 		.result_limit = 16 << 20, .pid = -1, .out_pipe = -1,        \
 		.result_pipe = -1, .out = STRBUF_INIT, .result = STRBUF_INIT \
 	}

@@ -35,6 +35,10 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 	} else if (!strcmp(kind, "integrity")) {
 		if (!json_is_true(json_object_get(ev, "ok")))
 			keep_first(&r->integrity, ev);
+	} else if (!strcmp(kind, "gpu_state")) {
+		if (json_is_true(json_object_get(ev, "final")) &&
+		    strcmp(event_str(ev, "condition"), "ours"))
+			keep_first(&r->gpu_not_ours, ev);
 	} else if (!strcmp(kind, "harness_end")) {
 		r->harness_end = 1;
 	} else if (!strcmp(kind, "launch")) {
@@ -145,6 +149,7 @@ void outcome_release(struct step_outcome *r)
 	json_decref(r->error);
 	json_decref(r->todo);
 	json_decref(r->integrity);
+	json_decref(r->gpu_not_ours);
 	json_decref(r->vendor_timing);
 }
 
@@ -175,6 +180,9 @@ const char *outcome_timing_withheld(const struct step_outcome *o,
 	if (o->off_stream)
 		return "work was launched off the default stream, so the timed "
 		       "stream did not see it";
+	if (o->gpu_not_ours)
+		return "the GPU was not ours while timing (busy or throttled), "
+		       "so the times measure more than this kernel";
 	if (o->integrity)
 		return "the timing audit failed: the events did not time the "
 		       "work";
@@ -377,6 +385,12 @@ const char *verdict_decide(const struct step_outcome *r, const struct child *c,
 		snprintf(summary, len, "out-of-bounds write: %s",
 			 json_string_value(json_object_get(r->guard, "message")));
 		return "fail";
+	}
+	if (r->gpu_not_ours) { /* a shared GPU is nobody's fault: never FAIL */
+		snprintf(summary, len, "NOT GRADED: %s (measured %d times)",
+			 event_str(r->gpu_not_ours, "message"),
+			 (int)event_num(r->gpu_not_ours, "attempt"));
+		return "not_graded";
 	}
 	if (r->off_stream) {
 		snprintf(summary, len,

@@ -41,6 +41,9 @@ struct step_outcome {
 	json_t *error;         /* error event */
 	json_t *todo;          /* todo event */
 	json_t *integrity;     /* first failed timing audit */
+	json_t *gpu_not_ours;  /* first final "gpu_state" that was not "ours":
+				  the GPU was busy or throttled through every
+				  attempt, so the step is not graded */
 	json_t *vendor_timing; /* timing event of the vendor program */
 	double timed_n;        /* elements of the timed call (0: not timed) */
 	int harness_end;

@@ -1,6 +1,7 @@
 /* gpulock: two processes, one GPU — who waits, who gets it, and a crash. */
 #include "check.h"
 #include "gpulock.h"
+#include "runner.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -187,6 +188,21 @@ int main(void)
 	CHECK(waited < 0.3, "a crashed holder leaves the GPU free (waited "
 	      "%.2f s)", waited);
 	gpulock_release(fd);
+
+	/* the grader hands the lock to a step as fd 4 (runner: pass_fd); the
+	 * child sees that file there, whatever number the grader had */
+	const char *argv[] = {"sh", "-c", "readlink /proc/self/fd/4; "
+				  "readlink /proc/self/fd/5 || echo none", NULL};
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.pass_fd = fd;
+	c.pass_fd_as = 4;
+	c.wall_limit_s = 10;
+	child_run(&c);
+	const char *out = strbuf_str(&c.out);
+	CHECK(strstr(out, UUID ".lock") != NULL && strstr(out, "none"),
+	      "a child gets the lock at fd 4 and nothing else there (%s)", out);
+	child_release(&c);
 	close(fd);
 
 	unlink(path);
