@@ -22,6 +22,11 @@
  *  device     available(bool) reason?  name? cc? sm_count? l2_bytes?
  *             mem_bytes? driver? runtime? copy_gbps? copy_method?
  *             copy_source?("measured"|"cached")  arch(the nvcc -arch used)
+ *             copy_condition?("ours"|"busy"|"throttled": the GPU during
+ *             the ceiling's measurement; anything but "ours" is measured
+ *             again next run) copy_message? copy_measured_at?(Unix time)
+ *             gpu_lock?(bool: the GPU's lock could be opened, gpulock.h)
+ *             gpu_lock_error?
  *  sandbox    on(bool) reason?   (grading untrusted code: whether step
  *             programs run under bubblewrap, grader/sandbox.h)
  *  step_begin step title file
@@ -37,7 +42,10 @@
  *             nc_loads async_copies ... (counts of instructions in the PTX
  *             text) ptx_file (the kept PTX, in the build cache)
  *             cubin_file (the kept machine code, beside it)
- *  progress   step phase("correctness"|"timing"|"sweep") done total
+ *  progress   step phase("correctness"|"timing"|"sweep"|"waiting for the
+ *             GPU") done total waited_s?  ("waiting for the GPU": another
+ *             run holds this GPU's lock, common/gpulock.h; sent about once
+ *             a second while waiting, with the seconds waited so far)
  *  case       step name ok n? seed mismatches? checked? first?:[{index
  *             expected got input?}] message?   (one correctness case)
  *  guard      step buffer before after first_offset? message
@@ -48,8 +56,12 @@
  *             its warp slots)  (the student's launches for the timed n)
  *  timing     step who("student"|"vendor"|"reference": the lab's own
  *             baseline kernel, timed in the same process) name? variant?
- *             n bytes reps
+ *             n bytes reps(calls timed)
  *             median_us min_us max_us cv gbps pct_of_copy?
+ *             ci_low_us ci_high_us (the distribution-free 95 % interval of
+ *             the median, common/stats.h) stop("converged"|"count_cap"|
+ *             "time_cap"|"fixed": why the measurement stopped; only
+ *             "converged" means the interval met the target)
  *             rounds?:[median_us...] rounds_cv?  (a lab timing several
  *             variants, e.g. "offset 3", sends one each; the first is the
  *             step's figure)
@@ -59,7 +71,18 @@
  *             (compute-sanitizer on the lab's sanitize case)
  *  integrity  step check("timed_stream") ok event_us host_us message
  *             (the timing audit: event time vs host time around a full
- *             synchronization; ok=false fails the step)
+ *             synchronization; ok=false fails the step. Not sent as a
+ *             failure when NVML saw other processes that may have done the
+ *             work the host clock saw: then gpu_state says "busy")
+ *  gpu_state  step condition("ours"|"busy"|"throttled") message attempt
+ *             final(bool) nvml(bool) nvml_error? processes?(with a CUDA
+ *             context on the GPU) active_processes?(that worked during
+ *             the timing; -1 unknown) clock_reasons?(NVML clock event
+ *             reason bits) clock_reason_names? sm_clock_mhz?
+ *             sm_clock_max_mhz?   (one per timing attempt, common/
+ *             gpustate.h. final=true: still busy or throttled after the
+ *             last attempt: the step is NOT GRADED with this message,
+ *             never failed)
  *  sweep      step define value ok median_us? speedup_vs_baseline?
  *             pct_of_copy? message?   (bench, for a lab with a "sweep":
  *             the step rebuilt with -DDEFINE=value and timed at the timed

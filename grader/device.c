@@ -16,15 +16,11 @@ static json_t *run_probe(const char *probe_exe, int copy, const char *uuid,
 	const char *argv[] = {probe_exe, copy ? "--copy" : NULL, NULL, NULL,
 			      NULL};
 	struct child c = CHILD_INIT;
-	char lock_err[256];
-	int lock_fd = copy && uuid ? gpulock_open(uuid, lock_err,
-						  sizeof(lock_err))
-				   : -1;
-	if (lock_fd >= 0) { /* the ceiling is measured alone on the GPU */
+	/* the ceiling is measured alone on the GPU */
+	int lock_fd = copy ? device_lock_pass(&c, uuid) : -1;
+	if (lock_fd >= 0) {
 		argv[2] = "--gpu-lock-fd";
-		argv[3] = "4";
-		c.pass_fd = lock_fd;
-		c.pass_fd_as = 4;
+		argv[3] = DEVICE_LOCK_FD_ARG;
 	}
 	c.argv = argv;
 	c.wall_limit_s = copy ? 120 : 60;
@@ -65,6 +61,17 @@ static int ceiling_fresh(const json_t *cached)
 	       difftime(time(NULL), (time_t)json_number_value(at)) <
 		       CEILING_MAX_AGE_S &&
 	       difftime(time(NULL), (time_t)json_number_value(at)) > -60;
+}
+
+int device_lock_pass(struct child *c, const char *gpu_uuid)
+{
+	char err[256];
+	int fd = gpu_uuid ? gpulock_open(gpu_uuid, err, sizeof(err)) : -1;
+	if (fd >= 0) {
+		c->pass_fd = fd;
+		c->pass_fd_as = 4;
+	}
+	return fd;
 }
 
 const char *device_lock_check(json_t *device)

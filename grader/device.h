@@ -26,6 +26,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "runner.h"
+
 #define CEILING_MAX_AGE_S (24 * 3600)
 
 json_t *device_probe(const char *probe_exe, const char *cache_dir, int fresh,
@@ -38,6 +40,16 @@ json_t *device_probe(const char *probe_exe, const char *cache_dir, int fresh,
  * device), or NULL when there is no device or no lock.
  */
 const char *device_lock_check(json_t *device);
+
+/*
+ * Hand a child its own open of the GPU's lock at fd 4 (runner: pass_fd):
+ * returns the descriptor, which the caller closes after the child has run,
+ * or -1 (no uuid, or the lock cannot be opened: the child then runs
+ * unlocked). The caller adds "--gpu-lock-fd 4" to the step's arguments
+ * when the result is >= 0.
+ */
+int device_lock_pass(struct child *c, const char *gpu_uuid);
+#define DEVICE_LOCK_FD_ARG "4"
 
 /* "sm_90" for a device event with cc "9.0"; fallback when unavailable. */
 void device_arch(const json_t *device, const char *fallback, char *out,

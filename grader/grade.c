@@ -29,11 +29,12 @@ static void emit(event_sink sink, void *arg, json_t *ev)
 
 /* Bench: count the instructions the step executes per element (ncu). */
 static void profile_instructions(const char *exe, const char *step,
-				 double limit, struct step_outcome *r,
-				 event_sink sink, void *arg)
+				 const char *gpu_uuid, double limit,
+				 struct step_outcome *r, event_sink sink,
+				 void *arg)
 {
 	struct profile_result pr;
-	profile_step(exe, limit, PROFILE_CHECKS, &pr);
+	profile_step(exe, limit, PROFILE_CHECKS, gpu_uuid, &pr);
 	json_t *ev = json_pack("{s:s, s:s, s:s, s:b}", "event", "profile",
 			       "step", step, "tool", "ncu", "measured",
 			       pr.measured);
@@ -71,8 +72,8 @@ static long count_after(const char *text, const char *key)
  * tool ran, and emits one "sanitizer" event per tool.
  */
 static void sanitize(const struct lab_manifest *lab, const char *exe,
-		     const char *step, double limit, struct step_outcome *r,
-		     event_sink sink, void *arg)
+		     const char *step, const char *gpu_uuid, double limit,
+		     struct step_outcome *r, event_sink sink, void *arg)
 {
 	long total = 0;
 	int all_ran = 1;
@@ -80,8 +81,14 @@ static void sanitize(const struct lab_manifest *lab, const char *exe,
 		const char *argv[] = {"compute-sanitizer", "--tool", *tool,
 				      "--print-limit", "20", exe, "--case",
 				      lab->sanitize_case, "--no-timing",
-				      "--result-fd", "3", NULL};
+				      "--result-fd", "3", NULL, NULL, NULL};
 		struct child c = CHILD_INIT;
+		/* its GPU work holds the lock shared, like any correctness run */
+		int lock_fd = device_lock_pass(&c, gpu_uuid);
+		if (lock_fd >= 0) {
+			argv[11] = "--gpu-lock-fd";
+			argv[12] = DEVICE_LOCK_FD_ARG;
+		}
 		c.argv = argv;
 		c.result_fd = 3;
 		c.out_limit = 256 * 1024;
@@ -116,6 +123,8 @@ static void sanitize(const struct lab_manifest *lab, const char *exe,
 			json_object_set_new(ev, "errors", json_integer(errors));
 		emit(sink, arg, ev);
 		child_release(&c);
+		if (lock_fd >= 0)
+			close(lock_fd);
 		all_ran &= errors >= 0;
 		total += errors > 0 ? errors : 0;
 	}
@@ -217,15 +226,10 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	argv[k++] = step_arg;
 	/* The GPU lock (common/gpulock.h): a fresh open for each child, at
 	 * fd 4, as the sandbox has no path to the lock folder. */
-	char lock_err[256];
-	int lock_fd = gpu_uuid ? gpulock_open(gpu_uuid, lock_err,
-					      sizeof(lock_err))
-			       : -1;
+	int lock_fd = device_lock_pass(c, gpu_uuid);
 	if (lock_fd >= 0) {
 		argv[k++] = "--gpu-lock-fd";
-		argv[k++] = "4";
-		c->pass_fd = lock_fd;
-		c->pass_fd_as = 4;
+		argv[k++] = DEVICE_LOCK_FD_ARG;
 	}
 	if (o->seed) {
 		argv[k++] = "--seed";
@@ -650,16 +654,16 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			for (size_t k = 0; k < s->nchecks; k++)
 				counters |= metric_needs_profiler(s->checks[k].metric);
 			if (counters && outcome_ran_clean(&r, &c) && r.timed_n > 0)
-				profile_instructions(b->exe, s->id, limit, &r,
-						     sink, arg);
+				profile_instructions(b->exe, s->id, gpu_uuid,
+						     limit, &r, sink, arg);
 			int sanitized = 0;
 			for (size_t k = 0; k < s->nchecks; k++)
 				sanitized |= !strcmp(s->checks[k].metric,
 						     "sanitizer_errors");
 			if (sanitized && lab.sanitize_tools &&
 			    outcome_ran_clean(&r, &c))
-				sanitize(&lab, b->exe, s->id, limit, &r, sink,
-					 arg);
+				sanitize(&lab, b->exe, s->id, gpu_uuid, limit,
+					 &r, sink, arg);
 			char check_fail[600] = "", unmeasured[300] = "";
 			if (outcome_ran_clean(&r, &c))
 				verdict_checks(s, r.metrics, sink, arg,
