@@ -6,6 +6,7 @@
 #include "event.h"
 #include "gpustate.h"
 #include "report.h"
+#include "state.h"
 #include "verdict.h"
 
 #include <string.h>
@@ -143,5 +144,28 @@ int main(void)
 	      "and prints the step's line again before its verdict");
 	report_release(&rep);
 	free(buf);
+
+	/* and the dashboard shows it as the step's progress */
+	struct ui_state st;
+	ui_state_init(&st);
+	const char *ui_lines[] = {
+		"{\"event\":\"run_begin\",\"lab\":\"saxpy\",\"title\":\"SAXPY\","
+		"\"mode\":\"test\",\"steps\":[{\"id\":\"v1\",\"title\":\"naive\","
+		"\"file\":\"saxpy_v1.cu\",\"hint\":\"h\",\"checks\":[]}]}",
+		"{\"event\":\"step_begin\",\"step\":\"v1\"}",
+		"{\"event\":\"progress\",\"step\":\"v1\",\"phase\":"
+		"\"waiting for the GPU\",\"waited_s\":12.5,\"done\":0,\"total\":0}",
+		NULL};
+	for (int i = 0; ui_lines[i]; i++) {
+		json_t *ev = json_loads(ui_lines[i], 0, NULL);
+		if (ev)
+			ui_state_apply(&st, ev);
+		json_decref(ev);
+	}
+	CHECK(st.nsteps == 1 &&
+		      !strcmp(st.steps[0].progress, "waiting for the GPU 12 s"),
+	      "the dashboard's step line says it waits for the GPU (%s)",
+	      st.nsteps ? st.steps[0].progress : "");
+	ui_state_release(&st);
 	return check_done();
 }
