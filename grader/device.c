@@ -50,17 +50,16 @@ static json_t *run_probe(const char *probe_exe, int copy, const char *uuid,
 	return o;
 }
 
-/* Whether a cached ceiling may be used (device.h says when it may not). */
-static int ceiling_fresh(const json_t *cached)
+int device_ceiling_fresh(const json_t *cached, time_t now)
 {
 	json_t *at = json_object_get(cached, "copy_measured_at");
 	const char *cond = json_string_value(
 		json_object_get(cached, "copy_condition"));
-	return json_is_number(json_object_get(cached, "copy_gbps")) &&
-	       json_is_number(at) && cond && !strcmp(cond, "ours") &&
-	       difftime(time(NULL), (time_t)json_number_value(at)) <
-		       CEILING_MAX_AGE_S &&
-	       difftime(time(NULL), (time_t)json_number_value(at)) > -60;
+	if (!json_is_number(json_object_get(cached, "copy_gbps")) ||
+	    !json_is_number(at) || !cond || strcmp(cond, "ours"))
+		return 0;
+	double age = difftime(now, (time_t)json_number_value(at));
+	return age < CEILING_MAX_AGE_S && age > -60; /* not from the future */
 }
 
 int device_lock_pass(struct child *c, const char *gpu_uuid)
@@ -105,7 +104,7 @@ json_t *device_probe(const char *probe_exe, const char *cache_dir, int fresh,
 		 json_string_value(json_object_get(facts, "uuid")),
 		 json_string_value(json_object_get(facts, "driver")));
 	json_t *cached = fresh ? NULL : json_load_file(path, 0, NULL);
-	if (cached && ceiling_fresh(cached)) {
+	if (cached && device_ceiling_fresh(cached, time(NULL))) {
 		json_object_update_missing(facts, cached);
 		json_object_set_new(facts, "copy_source", json_string("cached"));
 		json_decref(cached);

@@ -25,10 +25,15 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "runner.h"
 
 #define CEILING_MAX_AGE_S (24 * 3600)
+
+/* Whether a cached ceiling (the cache file's object) may still be used at
+ * time now: measured on a GPU of our own, less than a day ago. */
+int device_ceiling_fresh(const json_t *cached, time_t now);
 
 json_t *device_probe(const char *probe_exe, const char *cache_dir, int fresh,
 		     char *err, size_t errlen);
