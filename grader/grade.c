@@ -255,6 +255,9 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	c->on_result = outcome_feed;
 	c->on_result_arg = r;
 	c->wall_limit_s = limit_s;
+	/* waiting for the GPU lock is not the step's time (at most 10 min) */
+	c->extend_s = &r->gpu_waited_s;
+	c->max_extend_s = 600;
 	c->cpu_limit_s = (long)limit_s + 30;
 	c->file_limit_bytes = 64L << 20;
 	c->out_limit = 16 * 1024;

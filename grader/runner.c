@@ -300,7 +300,10 @@ int child_finish(struct child *c)
 				reaped = 1;
 			}
 		}
-		if (deadline && !reaped && now() >= deadline) {
+		double extra = c->extend_s ? *c->extend_s : 0;
+		if (extra > c->max_extend_s)
+			extra = c->max_extend_s;
+		if (deadline && !reaped && now() >= deadline + extra) {
 			c->timed_out = 1;
 			kill(-c->pid, SIGKILL);
 			int status;

@@ -31,7 +31,10 @@
  * group is killed with SIGKILL; after a normal exit the group is killed too,
  * so no grandchild outlives the run or holds its pipes open.
  *
- * Limits (0 = none): wall_limit_s (measured by the runner), cpu_limit_s
+ * Limits (0 = none): wall_limit_s (measured by the runner; extend_s, when
+ * set, points at seconds the caller adds to it while the child runs — e.g.
+ * time the child spent waiting for the GPU lock — read at every poll and
+ * capped at max_extend_s), cpu_limit_s
  * (RLIMIT_CPU), file_limit_bytes (RLIMIT_FSIZE), nproc_limit: how many more
  * processes and threads the child may create beyond those its user already
  * has (RLIMIT_NPROC is per user, so the runner counts them in /proc first).
@@ -68,6 +71,8 @@ struct child {
 	void (*on_result)(void *arg, const char *data, size_t len);
 	void *on_result_arg;
 	double wall_limit_s;
+	const double *extend_s;
+	double max_extend_s;
 	long cpu_limit_s;
 	long file_limit_bytes;
 	long nproc_limit;

@@ -35,6 +35,14 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 	} else if (!strcmp(kind, "integrity")) {
 		if (!json_is_true(json_object_get(ev, "ok")))
 			keep_first(&r->integrity, ev);
+	} else if (!strcmp(kind, "progress") &&
+		   !strcmp(event_str(ev, "phase"), "waiting for the GPU")) {
+		/* waited_s counts from the start of each wait */
+		double w = event_num(ev, "waited_s");
+		if (w < r->gpu_wait_now)
+			r->gpu_wait_now = 0; /* a new wait */
+		r->gpu_waited_s += w - r->gpu_wait_now;
+		r->gpu_wait_now = w;
 	} else if (!strcmp(kind, "gpu_state")) {
 		if (json_is_true(json_object_get(ev, "final")) &&
 		    strcmp(event_str(ev, "condition"), "ours"))

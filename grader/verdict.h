@@ -45,6 +45,10 @@ struct step_outcome {
 				  the GPU was busy or throttled through every
 				  attempt, so the step is not graded */
 	json_t *vendor_timing; /* timing event of the vendor program */
+	double gpu_waited_s;   /* seconds spent waiting for the GPU lock so
+				  far ("waiting for the GPU" progress): the
+				  runner adds them to the step's time limit */
+	double gpu_wait_now;   /* the current wait's seconds */
 	double timed_n;        /* elements of the timed call (0: not timed) */
 	int harness_end;
 	int off_stream;

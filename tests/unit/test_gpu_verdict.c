@@ -106,6 +106,24 @@ int main(void)
 		      strstr(s, "n=33"),
 	      "a wrong result fails whatever the GPU was doing (%s)", s);
 
+	/* waiting for the GPU adds up over the waits of one run */
+	struct step_outcome o;
+	outcome_init(&o, "v1", 3000, sink, NULL);
+	const char *waits =
+		"{\"event\":\"progress\",\"phase\":\"waiting for the GPU\","
+		"\"waited_s\":0.2,\"done\":0,\"total\":0}\n"
+		"{\"event\":\"progress\",\"phase\":\"waiting for the GPU\","
+		"\"waited_s\":3.2,\"done\":0,\"total\":0}\n"
+		"{\"event\":\"progress\",\"phase\":\"waiting for the GPU\","
+		"\"waited_s\":0.5,\"done\":0,\"total\":0}\n"
+		"{\"event\":\"progress\",\"phase\":\"waiting for the GPU\","
+		"\"waited_s\":2.5,\"done\":0,\"total\":0}\n";
+	outcome_feed(&o, waits, strlen(waits));
+	CHECK(o.gpu_waited_s > 5.6 && o.gpu_waited_s < 5.8,
+	      "two waits of 3.2 s and 2.5 s: 5.7 s waited (%.2f), which the "
+	      "runner adds to the step's time limit", o.gpu_waited_s);
+	outcome_release(&o);
+
 	/* the plain reporter shows a step waiting for the GPU, and how long */
 	char *buf = NULL;
 	size_t blen = 0;

@@ -205,6 +205,28 @@ int main(void)
 	child_release(&c);
 	close(fd);
 
+	/* time spent waiting for the GPU does not count against the step's
+	 * wall-clock limit: the caller extends it (runner: extend_s) */
+	const char *sleeper[] = {"sleep", "1.5", NULL};
+	double waited_for_gpu = 1.0;
+	struct child w = CHILD_INIT;
+	w.argv = sleeper;
+	w.wall_limit_s = 1;
+	w.extend_s = &waited_for_gpu;
+	w.max_extend_s = 600;
+	child_run(&w);
+	CHECK(!w.timed_out && w.exited,
+	      "a step that waited 1 s for the GPU may run 1 s longer");
+	child_release(&w);
+	struct child x = CHILD_INIT;
+	x.argv = sleeper;
+	x.wall_limit_s = 1;
+	x.extend_s = &waited_for_gpu;
+	x.max_extend_s = 0.2;
+	child_run(&x);
+	CHECK(x.timed_out, "but no more than the cap");
+	child_release(&x);
+
 	unlink(path);
 	rmdir(locks);
 	rmdir(dir);
