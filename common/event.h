@@ -90,10 +90,16 @@
  *  todo       step file line   (the step still calls CUDALAB_TODO())
  *  error      step? kind("cuda"|"harness"|"usage") message
  *  harness_end step ok      (the harness reached its end; absent => it died)
+ *             seconds? init_s?(to a CUDA context, the lock included)
+ *             timing_s?(in hx_time_calls, its lock waits included)
+ *             gpu_wait_s?(waiting for the GPU lock)   (where a step's
+ *             time went, to find what makes a run slow)
  *  check      step id metric status("pass"|"fail"|"not_measured")
  *             measured? required op(">="|"<=") unit message
  *  step_end   step verdict summary hint? seconds gbps? pct_of_copy?
  *             speedup_vs_first? median_us? timing_withheld?
+ *             phases?:{seconds init_s timing_s gpu_wait_s} (the step
+ *             program's harness_end figures: where its time went)
  *             The timing figures (median_us gbps pct_of_copy
  *             speedup_vs_first) are there only when the run was correct
  *             and its timing trusted (default stream, audit passed); else

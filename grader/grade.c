@@ -699,6 +699,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		if (withheld && json_object_get(r.metrics, "median_us"))
 			json_object_set_new(end, "timing_withheld",
 					    json_string(withheld));
+		if (r.phases) /* where the step's time went (event.h) */
+			json_object_set(end, "phases", r.phases);
 		if (c.out.len)
 			json_object_set_new(end, "program_output",
 					    json_string(strbuf_str(&c.out)));

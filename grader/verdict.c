@@ -49,6 +49,18 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 			keep_first(&r->gpu_not_ours, ev);
 	} else if (!strcmp(kind, "harness_end")) {
 		r->harness_end = 1;
+		static const char *const phase[] = {"seconds", "init_s",
+						    "timing_s", "gpu_wait_s",
+						    NULL};
+		for (const char *const *p = phase; *p; p++) {
+			json_t *v = json_object_get(ev, *p);
+			if (!json_is_number(v))
+				continue;
+			if (!r->phases)
+				r->phases = json_object();
+			json_object_set_new(r->phases, *p,
+					    json_real(json_number_value(v)));
+		}
 	} else if (!strcmp(kind, "launch")) {
 		static const char *const names[] = {
 			"elements_per_thread", "waves", "grid_blocks",
@@ -158,6 +170,7 @@ void outcome_release(struct step_outcome *r)
 	json_decref(r->todo);
 	json_decref(r->integrity);
 	json_decref(r->gpu_not_ours);
+	json_decref(r->phases);
 	json_decref(r->vendor_timing);
 }
 

@@ -49,6 +49,9 @@ struct step_outcome {
 				  far ("waiting for the GPU" progress): the
 				  runner adds them to the step's time limit */
 	double gpu_wait_now;   /* the current wait's seconds */
+	json_t *phases;        /* where the step program's time went, from
+				  harness_end: seconds init_s timing_s
+				  gpu_wait_s (NULL when it sent none) */
 	double timed_n;        /* elements of the timed call (0: not timed) */
 	int harness_end;
 	int off_stream;

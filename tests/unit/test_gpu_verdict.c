@@ -119,6 +119,14 @@ int main(void)
 		"{\"event\":\"progress\",\"phase\":\"waiting for the GPU\","
 		"\"waited_s\":2.5,\"done\":0,\"total\":0}\n";
 	outcome_feed(&o, waits, strlen(waits));
+	const char *end = "{\"event\":\"harness_end\",\"ok\":true,\"seconds\":"
+			  "2.5,\"init_s\":0.4,\"timing_s\":0.05,"
+			  "\"gpu_wait_s\":5.7}\n";
+	outcome_feed(&o, end, strlen(end));
+	CHECK(o.phases &&
+		      json_real_value(json_object_get(o.phases, "timing_s")) == 0.05 &&
+		      json_real_value(json_object_get(o.phases, "init_s")) == 0.4,
+	      "where the program's time went is kept for step_end");
 	CHECK(o.gpu_waited_s > 5.6 && o.gpu_waited_s < 5.8,
 	      "two waits of 3.2 s and 2.5 s: 5.7 s waited (%.2f), which the "
 	      "runner adds to the step's time limit", o.gpu_waited_s);
