@@ -139,6 +139,11 @@ int main(void)
 	struct report rep;
 	report_init(&rep, out, 0, 0);
 	const char *lines[] = {
+		"{\"event\":\"device\",\"available\":true,\"name\":\"H100\","
+		"\"copy_gbps\":2000,\"copy_condition\":\"busy\",\"copy_message\":"
+		"\"GPU busy: 2 processes used the GPU\",\"gpu_lock\":false,"
+		"\"gpu_lock_error\":\"cannot open the GPU lock /x: Permission "
+		"denied\"}",
 		"{\"event\":\"step_begin\",\"step\":\"v2\",\"title\":\"coarsened\"}",
 		"{\"event\":\"progress\",\"step\":\"v2\",\"phase\":"
 		"\"waiting for the GPU\",\"waited_s\":0.2,\"done\":0,\"total\":0}",
@@ -160,6 +165,10 @@ int main(void)
 		json_decref(ev);
 	}
 	fclose(out);
+	CHECK(strstr(buf, "not a clean measurement: GPU busy") &&
+		      strstr(buf, "no GPU lock: cannot open"),
+	      "the device lines say when the ceiling was measured on a busy "
+	      "GPU and when there is no lock");
 	CHECK(strstr(buf, "waiting for the GPU") && strstr(buf, "0 s") &&
 		      strstr(buf, "12 s") && !strstr(buf, " 4 s"),
 	      "the text reporter says the step waits for the GPU, then every "
