@@ -2,7 +2,8 @@
 //
 //   devprobe            facts only (fast): name, compute capability, SMs,
 //                       L2, memory, driver and runtime versions, UUID
-//   devprobe --copy     also measure the copy bandwidth ceiling: the better
+//   devprobe --copy [--gpu-lock-fd N]
+//                       also measure the copy bandwidth ceiling: the better
 //                       of cudaMemcpy device-to-device and a 16-byte copy
 //                       kernel, each timed as the median of event-timed
 //                       repetitions (with the L2 flushed in between) on
@@ -124,8 +125,11 @@ static void diagnose(cudaError_t err, char *reason, size_t len)
 int main(int argc, char **argv)
 {
 	int measure = argc > 1 && !strcmp(argv[1], "--copy");
-	if (argc > 2 || (argc == 2 && !measure)) {
-		fprintf(stderr, "usage: devprobe [--copy]\n");
+	const char *lock_fd = NULL;
+	if (measure && argc == 4 && !strcmp(argv[2], "--gpu-lock-fd"))
+		lock_fd = argv[3];
+	else if (argc > 2 || (argc == 2 && !measure)) {
+		fprintf(stderr, "usage: devprobe [--copy [--gpu-lock-fd N]]\n");
 		return 2;
 	}
 	int count = 0, driver = 0, runtime = 0;
@@ -145,8 +149,9 @@ int main(int argc, char **argv)
 	snprintf(fd, sizeof(fd), "%d", devnull);
 	char *hx_argv[] = {argv[0], (char *)"--result-fd", fd,
 			   (char *)"--reps",  (char *)"50",
-			   (char *)"--warmup", (char *)"5", NULL};
-	hx_init(7, hx_argv);
+			   (char *)"--warmup", (char *)"5",
+			   (char *)"--gpu-lock-fd", (char *)lock_fd, NULL};
+	hx_init(lock_fd ? 9 : 7, hx_argv);
 	const cudaDeviceProp *p = hx_device();
 
 	char cc[16], uuid[64], drv[32], rt[32];
@@ -190,6 +195,18 @@ int main(int argc, char **argv)
 		json_object_set_new(o, "copy_bytes", json_real(moved));
 		json_object_set_new(o, "copy_cv",
 				    json_real(gm > gk ? tm.us.cv : tk.us.cv));
+		/* the ceiling counts only when the GPU was ours throughout */
+		const struct hx_timing *worse =
+			tm.gpu_condition != GPU_OURS ? &tm : &tk;
+		json_object_set_new(
+			o, "copy_condition",
+			json_string(worse->gpu_condition == GPU_BUSY ? "busy"
+				    : worse->gpu_condition == GPU_THROTTLED
+					    ? "throttled"
+					    : "ours"));
+		if (worse->gpu_condition != GPU_OURS)
+			json_object_set_new(o, "copy_message",
+					    json_string(worse->gpu_message));
 		HX_CHECK(cudaFree(job.src));
 		HX_CHECK(cudaFree(job.dst));
 	}

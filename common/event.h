@@ -22,6 +22,11 @@
  *  device     available(bool) reason?  name? cc? sm_count? l2_bytes?
  *             mem_bytes? driver? runtime? copy_gbps? copy_method?
  *             copy_source?("measured"|"cached")  arch(the nvcc -arch used)
+ *             copy_condition?("ours"|"busy"|"throttled": the GPU during
+ *             the ceiling's measurement; anything but "ours" is measured
+ *             again next run) copy_message? copy_measured_at?(Unix time)
+ *             gpu_lock?(bool: the GPU's lock could be opened, gpulock.h)
+ *             gpu_lock_error?
  *  sandbox    on(bool) reason?   (grading untrusted code: whether step
  *             programs run under bubblewrap, grader/sandbox.h)
  *  step_begin step title file
@@ -38,10 +43,13 @@
  *             text) ptx_file (the kept PTX, in the build cache)
  *             cubin_file (the kept machine code, beside it)
  *  progress   step phase("correctness"|"timing"|"sweep"|"calibrating"|
- *             "remeasure") done total message?   ("calibrating": the
- *             grader times the step's reference solution on this GPU, once;
- *             "remeasure": a figure within its noise of a bar is measured
- *             again)
+ *             "remeasure"|"waiting for the GPU") done total message?
+ *             waited_s?   ("calibrating": the grader times the step's
+ *             reference solution on this GPU, once; "remeasure": a figure
+ *             within its noise of a bar is measured again; "waiting for the
+ *             GPU": another run holds this GPU's lock, common/gpulock.h;
+ *             sent about once a second while waiting, with the seconds
+ *             waited so far)
  *  case       step name ok n? seed mismatches? checked? first?:[{index
  *             expected got input?}] message?   (one correctness case)
  *  guard      step buffer before after first_offset? message
@@ -52,8 +60,12 @@
  *             its warp slots)  (the student's launches for the timed n)
  *  timing     step who("student"|"vendor"|"reference": the lab's own
  *             baseline kernel, timed in the same process) name? variant?
- *             n bytes reps
+ *             n bytes reps(calls timed)
  *             median_us min_us max_us cv gbps pct_of_copy?
+ *             ci_low_us ci_high_us (the distribution-free 95 % interval of
+ *             the median, common/stats.h) stop("converged"|"count_cap"|
+ *             "time_cap"|"fixed": why the measurement stopped; only
+ *             "converged" means the interval met the target)
  *             rounds?:[median_us...] rounds_cv?  (a lab timing several
  *             variants, e.g. "offset 3", sends one each; the first is the
  *             step's figure)
@@ -63,7 +75,18 @@
  *             (compute-sanitizer on the lab's sanitize case)
  *  integrity  step check("timed_stream") ok event_us host_us message
  *             (the timing audit: event time vs host time around a full
- *             synchronization; ok=false fails the step)
+ *             synchronization; ok=false fails the step. Not sent as a
+ *             failure when NVML saw other processes that may have done the
+ *             work the host clock saw: then gpu_state says "busy")
+ *  gpu_state  step condition("ours"|"busy"|"throttled") message attempt
+ *             final(bool) nvml(bool) nvml_error? processes?(with a CUDA
+ *             context on the GPU) active_processes?(that worked during
+ *             the timing; -1 unknown) clock_reasons?(NVML clock event
+ *             reason bits) clock_reason_names? sm_clock_mhz?
+ *             sm_clock_max_mhz?   (one per timing attempt, common/
+ *             gpustate.h. final=true: still busy or throttled after the
+ *             last attempt: the step is NOT GRADED with this message,
+ *             never failed)
  *  sweep      step define value ok median_us? speedup_vs_baseline?
  *             pct_of_copy? message?   (bench, for a lab with a "sweep":
  *             the step rebuilt with -DDEFINE=value and timed at the timed
@@ -71,6 +94,10 @@
  *  todo       step file line   (the step still calls CUDALAB_TODO())
  *  error      step? kind("cuda"|"harness"|"usage") message
  *  harness_end step ok      (the harness reached its end; absent => it died)
+ *             seconds? init_s?(to a CUDA context, the lock included)
+ *             timing_s?(in hx_time_calls, its lock waits included)
+ *             gpu_wait_s?(waiting for the GPU lock)   (where a step's
+ *             time went, to find what makes a run slow)
  *  check      step id metric status("pass"|"fail"|"close"|"not_measured")
  *             measured? required op(">="|"<=") unit message margin?
  *             margin_pct? noise?   (margin: how far on the passing side of
@@ -84,6 +111,8 @@
  *  step_end   step verdict summary hint? seconds gbps? pct_of_copy?
  *             pct_of_reference? speedup_vs_first? median_us?
  *             timing_withheld?
+ *             phases?:{seconds init_s timing_s gpu_wait_s} (the step
+ *             program's harness_end figures: where its time went)
  *             The timing figures (median_us gbps pct_of_copy
  *             speedup_vs_first) are there only when the run was correct
  *             and its timing trusted (default stream, audit passed); else

@@ -250,9 +250,17 @@ struct gpustate *gpustate_open(const unsigned char uuid[16], char *err,
 	return g;
 }
 
-/* Distinct pids with activity in samples since since_us; -1 unknown. */
+/*
+ * Distinct pids with activity in samples since since_us; -1 unknown.
+ * A sample stamped at t covers NVML's sampling period before t (about
+ * 1/6 s), so only samples stamped a margin after since_us are counted:
+ * otherwise a run whose correctness work ended just before we took the lock
+ * would show as working during our timing.
+ */
+#define SAMPLE_MARGIN_US 200000ull
 static int active_processes(struct gpustate *g, unsigned long long since_us)
 {
+	since_us += SAMPLE_MARGIN_US;
 	if (!g->utilization)
 		return -1;
 	unsigned int n = 0;

@@ -25,8 +25,10 @@
  * contexts. `active_processes` (distinct pids with SM or memory activity in
  * NVML's utilization samples since the timing began) is: we were active, so
  * one is us and any more is someone else's work during our timing → busy.
- * When NVML has no samples for the window (short timings: it samples every
- * ~1/6 s) or does not support them, activity is unknown (-1) and the lock
+ * Only samples stamped 0.2 s or more after the window began count (a sample
+ * covers the sampling period before its stamp, which may reach back before
+ * we held the lock). When NVML has no such samples (short timings: it
+ * samples every ~1/6 s) or does not support them, activity is unknown (-1) and the lock
  * is the protection; then `processes` decides only whether a failed timing
  * audit can be trusted (gpustate_audit_trusted).
  *

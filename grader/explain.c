@@ -563,7 +563,10 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 			struct profile_result pr;
 			profile_step(event_str(compile, "exe"),
 				     o->time_limit_s > 0 ? o->time_limit_s : 120,
-				     PROFILE_EXPLAIN, &pr);
+				     PROFILE_EXPLAIN,
+				     json_string_value(json_object_get(device,
+								       "uuid")),
+				     &pr);
 			struct roofline_point pt = {.flops_per_byte = 0};
 			int placed = 0;
 			if (!pr.measured)

@@ -8,6 +8,7 @@
 #include "metric.h"
 #include "profiler.h"
 #include "runner.h"
+#include "gpulock.h"
 #include "sandbox.h"
 #include "verdict.h"
 
@@ -29,11 +30,12 @@ static void emit(event_sink sink, void *arg, json_t *ev)
 
 /* Bench: count the instructions the step executes per element (ncu). */
 static void profile_instructions(const char *exe, const char *step,
-				 double limit, struct step_outcome *r,
-				 event_sink sink, void *arg)
+				 const char *gpu_uuid, double limit,
+				 struct step_outcome *r, event_sink sink,
+				 void *arg)
 {
 	struct profile_result pr;
-	profile_step(exe, limit, PROFILE_CHECKS, &pr);
+	profile_step(exe, limit, PROFILE_CHECKS, gpu_uuid, &pr);
 	json_t *ev = json_pack("{s:s, s:s, s:s, s:b}", "event", "profile",
 			       "step", step, "tool", "ncu", "measured",
 			       pr.measured);
@@ -71,8 +73,8 @@ static long count_after(const char *text, const char *key)
  * tool ran, and emits one "sanitizer" event per tool.
  */
 static void sanitize(const struct lab_manifest *lab, const char *exe,
-		     const char *step, double limit, struct step_outcome *r,
-		     event_sink sink, void *arg)
+		     const char *step, const char *gpu_uuid, double limit,
+		     struct step_outcome *r, event_sink sink, void *arg)
 {
 	long total = 0;
 	int all_ran = 1;
@@ -80,8 +82,14 @@ static void sanitize(const struct lab_manifest *lab, const char *exe,
 		const char *argv[] = {"compute-sanitizer", "--tool", *tool,
 				      "--print-limit", "20", exe, "--case",
 				      lab->sanitize_case, "--no-timing",
-				      "--result-fd", "3", NULL};
+				      "--result-fd", "3", NULL, NULL, NULL};
 		struct child c = CHILD_INIT;
+		/* its GPU work holds the lock shared, like any correctness run */
+		int lock_fd = device_lock_pass(&c, gpu_uuid);
+		if (lock_fd >= 0) {
+			argv[11] = "--gpu-lock-fd";
+			argv[12] = DEVICE_LOCK_FD_ARG;
+		}
 		c.argv = argv;
 		c.result_fd = 3;
 		c.out_limit = 256 * 1024;
@@ -116,6 +124,8 @@ static void sanitize(const struct lab_manifest *lab, const char *exe,
 			json_object_set_new(ev, "errors", json_integer(errors));
 		emit(sink, arg, ev);
 		child_release(&c);
+		if (lock_fd >= 0)
+			close(lock_fd);
 		all_ran &= errors >= 0;
 		total += errors > 0 ? errors : 0;
 	}
@@ -201,7 +211,7 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 
 /* Run an executable built by build.c, forwarding its events. */
 static void run_executable(const struct grade_opts *o, struct sandbox *sb,
-			   const char *exe,
+			   const char *gpu_uuid, const char *exe,
 			   const char *step_id, char *const *extra_sizes,
 			   double limit_s, struct step_outcome *r,
 			   struct child *c, int timed_only)
@@ -217,6 +227,13 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	argv[k++] = "3";
 	argv[k++] = "--step";
 	argv[k++] = step_arg;
+	/* The GPU lock (common/gpulock.h): a fresh open for each child, at
+	 * fd 4, as the sandbox has no path to the lock folder. */
+	int lock_fd = device_lock_pass(c, gpu_uuid);
+	if (lock_fd >= 0) {
+		argv[k++] = "--gpu-lock-fd";
+		argv[k++] = DEVICE_LOCK_FD_ARG;
+	}
 	if (o->seed) {
 		argv[k++] = "--seed";
 		argv[k++] = o->seed;
@@ -244,12 +261,17 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	c->on_result = outcome_feed;
 	c->on_result_arg = r;
 	c->wall_limit_s = limit_s;
+	/* waiting for the GPU lock is not the step's time (at most 10 min) */
+	c->extend_s = &r->gpu_waited_s;
+	c->max_extend_s = 600;
 	c->cpu_limit_s = (long)limit_s + 30;
 	c->file_limit_bytes = 64L << 20;
 	c->out_limit = 16 * 1024;
 	if (child_run(c) < 0 && !r->error)
 		r->error = json_pack("{s:s, s:s, s:s}", "event", "error", "kind",
 				     "harness", "message", c->error);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	if (r->pending.len) /* a last line without newline */
 		outcome_feed(r, "\n", 1);
 }
@@ -286,7 +308,7 @@ static int file_mentions(const char *path, const char *name)
  * event per point; a point that fails says why instead of a time.
  */
 static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
-		      const struct build_env *env,
+		      const char *gpu_uuid, const struct build_env *env,
 		      const struct lab_manifest *lab,
 		      const struct step_build *builds, size_t count,
 		      double copy_gbps, event_sink sink, void *arg)
@@ -345,8 +367,8 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 		struct step_outcome r;
 		outcome_init(&r, p->step->id, copy_gbps, discard_event, NULL);
 		struct child c = CHILD_INIT;
-		run_executable(o, sb, p->exe, p->step->id, NULL, limit, &r, &c,
-			       1);
+		run_executable(o, sb, gpu_uuid, p->exe, p->step->id, NULL, limit,
+			       &r, &c, 1);
 		const char *withheld = outcome_timing_withheld(&r, &c);
 		json_t *med = json_object_get(r.metrics, "median_us");
 		json_object_set_new(ev, "ok",
@@ -380,7 +402,7 @@ static void iso_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 }
 
-static void run_vendor(const struct grade_opts *o,
+static void run_vendor(const struct grade_opts *o, const char *gpu_uuid,
 		       const struct lab_manifest *lab,
 		       const struct build_env *env, double copy_gbps,
 		       event_sink sink, void *arg)
@@ -395,8 +417,8 @@ static void run_vendor(const struct grade_opts *o,
 	struct step_outcome r;
 	outcome_init(&r, "vendor", copy_gbps, sink, arg);
 	struct child c = CHILD_INIT;
-	run_executable(o, NULL, exe, "vendor", NULL, lab->time_limit_s, &r,
-		       &c, 0);
+	run_executable(o, NULL, gpu_uuid, exe, "vendor", NULL,
+		       lab->time_limit_s, &r, &c, 0);
 	if (r.error)
 		sink(arg, r.error);
 	child_release(&c);
@@ -485,7 +507,8 @@ static json_t *measure_reference(const struct grade_opts *o,
 	outcome_init(&r, s->id, 0, discard_event, NULL);
 	struct child c = CHILD_INIT;
 	double limit = o->time_limit_s > 0 ? o->time_limit_s : lab->time_limit_s;
-	run_executable(o, sb, b.exe, s->id, NULL, limit, &r, &c, 0);
+	run_executable(o, sb, event_str(device, "uuid"), b.exe, s->id, NULL,
+		       limit, &r, &c, 0);
 	const char *withheld = outcome_timing_withheld(&r, &c);
 	if (withheld) {
 		char what[600];
@@ -579,7 +602,8 @@ static void remeasure_close_calls(const struct grade_opts *o,
 		struct step_outcome again;
 		outcome_init(&again, s->id, r->copy_gbps, discard_event, NULL);
 		struct child c = CHILD_INIT;
-		run_executable(o, sb, exe, s->id, NULL, limit, &again, &c, 2);
+		run_executable(o, sb, event_str(device, "uuid"), exe, s->id,
+			       NULL, limit, &again, &c, 2);
 		int usable = !outcome_timing_withheld(&again, &c) &&
 			     json_is_number(json_object_get(again.metrics,
 							    "median_us"));
@@ -701,6 +725,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	env.arch = arch;
 	json_object_set_new(device, "arch", json_string(arch));
 	double copy_gbps = json_number_value(json_object_get(device, "copy_gbps"));
+	/* the GPU lock every step program takes (device.h) */
+	const char *gpu_uuid = device_lock_check(device);
 	sink(arg, device);
 
 	/* Untrusted code: bubblewrap when it can run a CUDA program here. */
@@ -829,8 +855,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		} else {
 			double limit = o->time_limit_s > 0 ? o->time_limit_s
 							   : lab.time_limit_s;
-			run_executable(o, sb, b->exe, s->id, lab.hidden_sizes,
-				       limit, &r, &c, 0);
+			run_executable(o, sb, gpu_uuid, b->exe, s->id,
+				       lab.hidden_sizes, limit, &r, &c, 0);
 			seconds = c.seconds;
 			json_t *med = json_object_get(r.metrics, "median_us");
 			if (first + i == 0 && json_is_number(med))
@@ -844,16 +870,16 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			for (size_t k = 0; k < s->nchecks; k++)
 				counters |= metric_needs_profiler(s->checks[k].metric);
 			if (counters && outcome_ran_clean(&r, &c) && r.timed_n > 0)
-				profile_instructions(b->exe, s->id, limit, &r,
-						     sink, arg);
+				profile_instructions(b->exe, s->id, gpu_uuid,
+						     limit, &r, sink, arg);
 			int sanitized = 0;
 			for (size_t k = 0; k < s->nchecks; k++)
 				sanitized |= !strcmp(s->checks[k].metric,
 						     "sanitizer_errors");
 			if (sanitized && lab.sanitize_tools &&
 			    outcome_ran_clean(&r, &c))
-				sanitize(&lab, b->exe, s->id, limit, &r, sink,
-					 arg);
+				sanitize(&lab, b->exe, s->id, gpu_uuid, limit,
+					 &r, sink, arg);
 			compare_with_reference(o, sb, &env, &lab, device, s, &r,
 					       sink, arg);
 			struct check_summary checks;
@@ -894,6 +920,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		if (withheld && json_object_get(r.metrics, "median_us"))
 			json_object_set_new(end, "timing_withheld",
 					    json_string(withheld));
+		if (r.phases) /* where the step's time went (event.h) */
+			json_object_set(end, "phases", r.phases);
 		if (c.out.len)
 			json_object_set_new(end, "program_output",
 					    json_string(strbuf_str(&c.out)));
@@ -906,10 +934,10 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	}
 
 	if (o->bench && have_device && lab.vendor_source)
-		run_vendor(o, &lab, &env, copy_gbps, sink, arg);
+		run_vendor(o, gpu_uuid, &lab, &env, copy_gbps, sink, arg);
 	if (o->bench && have_device && lab.sweep_define)
-		run_sweep(o, sb, &env, &lab, builds, count, copy_gbps, sink,
-			  arg);
+		run_sweep(o, sb, gpu_uuid, &env, &lab, builds, count, copy_gbps,
+			  sink, arg);
 
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -1,4 +1,5 @@
 #include "profiler.h"
+#include "device.h"
 #include "runner.h"
 
 #include <jansson.h>
@@ -6,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define STALL(r) "smsp__average_warps_issue_stalled_" r "_per_issue_active.ratio"
 #define CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_"
@@ -421,7 +423,7 @@ static double case_elements(const char *events)
 }
 
 void profile_step(const char *exe, double time_limit_s, enum profile_set set,
-		  struct profile_result *out)
+		  const char *gpu_uuid, struct profile_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct strbuf metrics = STRBUF_INIT;
@@ -441,8 +443,13 @@ void profile_step(const char *exe, double time_limit_s, enum profile_set set,
 			      "--metrics", strbuf_str(&metrics),
 			      "--kernel-name-base", "function", "--kernel-name",
 			      "regex:^(?!hx_)", exe, "--profile",
-			      "--result-fd", "3", NULL};
+			      "--result-fd", "3", NULL, NULL, NULL};
 	struct child c = CHILD_INIT;
+	int lock_fd = device_lock_pass(&c, gpu_uuid);
+	if (lock_fd >= 0) {
+		argv[14] = "--gpu-lock-fd";
+		argv[15] = DEVICE_LOCK_FD_ARG;
+	}
 	c.argv = argv;
 	c.result_fd = 3;
 	c.out_limit = 8 << 20;
@@ -475,5 +482,7 @@ void profile_step(const char *exe, double time_limit_s, enum profile_set set,
 		out->elements = case_elements(strbuf_str(&c.result));
 	}
 	child_release(&c);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	strbuf_release(&metrics);
 }

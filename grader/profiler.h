@@ -106,8 +106,13 @@ struct profile_result {
 	double bank_conflicts;    /* loads + stores */
 };
 
+/*
+ * gpu_uuid (may be NULL): the step gets its GPU's lock (device.h,
+ * common/gpulock.h) and holds it shared, so ncu's replays never run while
+ * another run is timing on that GPU.
+ */
 void profile_step(const char *exe, double time_limit_s, enum profile_set set,
-		  struct profile_result *out);
+		  const char *gpu_uuid, struct profile_result *out);
 
 /*
  * Parse ncu's --csv output (either page; exposed for tests) into out.

@@ -144,6 +144,17 @@ static void print_device(struct report *r, json_t *ev)
 	fprintf(o, "copy   %.0f GB/s (%s, %s) — the ceiling every %% below "
 		   "refers to\n",
 		event_num(ev, "copy_gbps"), event_str(ev, "copy_method"), event_str(ev, "copy_source"));
+	const char *cond = event_str(ev, "copy_condition");
+	if (*cond && strcmp(cond, "ours"))
+		fprintf(o, "       %snot a clean measurement%s: %s (measured "
+			   "again next run)\n",
+			col(r, C_YELLOW), col(r, C_RESET),
+			event_str(ev, "copy_message"));
+	if (json_is_false(json_object_get(ev, "gpu_lock")))
+		fprintf(o, "       %sno GPU lock%s: %s — timing is not "
+			   "serialised with other runs on this GPU\n",
+			col(r, C_YELLOW), col(r, C_RESET),
+			event_str(ev, "gpu_lock_error"));
 }
 
 static void print_compile(struct report *r, json_t *ev)

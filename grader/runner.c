@@ -82,6 +82,14 @@ static void child_exec(struct child *c, int out_fd, int result_w,
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(127);
 	signal(SIGPIPE, SIG_DFL);
+	/* the passed descriptor, out of the way of the dup2s below */
+	int pass_tmp = -1;
+	if (c->pass_fd >= 0 && c->pass_fd_as > 2 &&
+	    c->pass_fd_as != c->result_fd) {
+		pass_tmp = fcntl(c->pass_fd, F_DUPFD_CLOEXEC, 512);
+		if (pass_tmp < 0)
+			goto fail;
+	}
 	/* O_CLOEXEC: only 0, 1, 2 (and the result fd) reach the program */
 	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 ||
@@ -95,9 +103,16 @@ static void child_exec(struct child *c, int out_fd, int result_w,
 			goto fail;
 		}
 	}
+	if (pass_tmp >= 0) {
+		if (report_w == c->pass_fd_as)
+			report_w = fcntl(report_w, F_DUPFD_CLOEXEC, 512);
+		if (report_w < 0 || dup2(pass_tmp, c->pass_fd_as) < 0)
+			goto fail;
+	}
 	/* Whatever the grader inherited stays with the grader. */
 	for (int fd = 3; fd < 1024; fd++)
-		if (fd != c->result_fd && fd != report_w)
+		if (fd != c->result_fd && fd != report_w &&
+		    (fd != c->pass_fd_as || pass_tmp < 0))
 			close(fd);
 	if (c->dir && chdir(c->dir) < 0)
 		goto fail;
@@ -285,7 +300,10 @@ int child_finish(struct child *c)
 				reaped = 1;
 			}
 		}
-		if (deadline && !reaped && now() >= deadline) {
+		double extra = c->extend_s ? *c->extend_s : 0;
+		if (extra > c->max_extend_s)
+			extra = c->max_extend_s;
+		if (deadline && !reaped && now() >= deadline + extra) {
 			c->timed_out = 1;
 			kill(-c->pid, SIGKILL);
 			int status;

@@ -22,11 +22,19 @@
  * set, result bytes are handed to it as they arrive instead of being kept in
  * `result` (the limit still counts them), so a caller can show live progress.
  *
+ * pass_fd: an open descriptor of the caller's (-1: none) that the child gets
+ * at the number pass_fd_as, e.g. the GPU lock (common/gpulock.h). The caller
+ * keeps and closes its own copy; anything the child sets on the open file
+ * (a lock) is shared with that copy until both are closed.
+ *
  * Process group: the child leads a new process group. On timeout the whole
  * group is killed with SIGKILL; after a normal exit the group is killed too,
  * so no grandchild outlives the run or holds its pipes open.
  *
- * Limits (0 = none): wall_limit_s (measured by the runner), cpu_limit_s
+ * Limits (0 = none): wall_limit_s (measured by the runner; extend_s, when
+ * set, points at seconds the caller adds to it while the child runs — e.g.
+ * time the child spent waiting for the GPU lock — read at every poll and
+ * capped at max_extend_s), cpu_limit_s
  * (RLIMIT_CPU), file_limit_bytes (RLIMIT_FSIZE), nproc_limit: how many more
  * processes and threads the child may create beyond those its user already
  * has (RLIMIT_NPROC is per user, so the runner counts them in /proc first).
@@ -59,9 +67,12 @@ struct child {
 	size_t out_limit;
 	int result_fd;
 	size_t result_limit;
+	int pass_fd, pass_fd_as;
 	void (*on_result)(void *arg, const char *data, size_t len);
 	void *on_result_arg;
 	double wall_limit_s;
+	const double *extend_s;
+	double max_extend_s;
 	long cpu_limit_s;
 	long file_limit_bytes;
 	long nproc_limit;
@@ -84,7 +95,8 @@ struct child {
 
 #define CHILD_INIT                                                          \
 	{                                                                   \
-		.out_limit = 64 * 1024, .result_fd = -1,                    \
+		.out_limit = 64 * 1024, .result_fd = -1, .pass_fd = -1,     \
+		.pass_fd_as = -1,                                           \
 		.result_limit = 16 << 20, .pid = -1, .out_pipe = -1,        \
 		.result_pipe = -1, .out = STRBUF_INIT, .result = STRBUF_INIT \
 	}

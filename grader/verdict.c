@@ -59,8 +59,32 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 	} else if (!strcmp(kind, "integrity")) {
 		if (!json_is_true(json_object_get(ev, "ok")))
 			keep_first(&r->integrity, ev);
+	} else if (!strcmp(kind, "progress") &&
+		   !strcmp(event_str(ev, "phase"), "waiting for the GPU")) {
+		/* waited_s counts from the start of each wait */
+		double w = event_num(ev, "waited_s");
+		if (w < r->gpu_wait_now)
+			r->gpu_wait_now = 0; /* a new wait */
+		r->gpu_waited_s += w - r->gpu_wait_now;
+		r->gpu_wait_now = w;
+	} else if (!strcmp(kind, "gpu_state")) {
+		if (json_is_true(json_object_get(ev, "final")) &&
+		    strcmp(event_str(ev, "condition"), "ours"))
+			keep_first(&r->gpu_not_ours, ev);
 	} else if (!strcmp(kind, "harness_end")) {
 		r->harness_end = 1;
+		static const char *const phase[] = {"seconds", "init_s",
+						    "timing_s", "gpu_wait_s",
+						    NULL};
+		for (const char *const *p = phase; *p; p++) {
+			json_t *v = json_object_get(ev, *p);
+			if (!json_is_number(v))
+				continue;
+			if (!r->phases)
+				r->phases = json_object();
+			json_object_set_new(r->phases, *p,
+					    json_real(json_number_value(v)));
+		}
 	} else if (!strcmp(kind, "launch")) {
 		static const char *const names[] = {
 			"elements_per_thread", "waves", "grid_blocks",
@@ -194,6 +218,8 @@ void outcome_release(struct step_outcome *r)
 	json_decref(r->error);
 	json_decref(r->todo);
 	json_decref(r->integrity);
+	json_decref(r->gpu_not_ours);
+	json_decref(r->phases);
 	json_decref(r->vendor_timing);
 	json_decref(r->beyond_physics);
 }
@@ -225,6 +251,9 @@ const char *outcome_timing_withheld(const struct step_outcome *o,
 	if (o->off_stream)
 		return "work was launched off the default stream, so the timed "
 		       "stream did not see it";
+	if (o->gpu_not_ours)
+		return "the GPU was not ours while timing (busy or throttled), "
+		       "so the times measure more than this kernel";
 	if (o->integrity)
 		return "the timing audit failed: the events did not time the "
 		       "work";
@@ -495,6 +524,12 @@ const char *verdict_decide(const struct step_outcome *r, const struct child *c,
 		snprintf(summary, len, "out-of-bounds write: %s",
 			 json_string_value(json_object_get(r->guard, "message")));
 		return "fail";
+	}
+	if (r->gpu_not_ours) { /* a shared GPU is nobody's fault: never FAIL */
+		snprintf(summary, len, "NOT GRADED: %s (measured %d times)",
+			 event_str(r->gpu_not_ours, "message"),
+			 (int)event_num(r->gpu_not_ours, "attempt"));
+		return "not_graded";
 	}
 	if (r->off_stream) {
 		snprintf(summary, len,

@@ -54,9 +54,19 @@ struct step_outcome {
 	json_t *error;         /* error event */
 	json_t *todo;          /* todo event */
 	json_t *integrity;     /* first failed timing audit */
+	json_t *gpu_not_ours;  /* first final "gpu_state" that was not "ours":
+				  the GPU was busy or throttled through every
+				  attempt, so the step is not graded */
 	json_t *vendor_timing; /* timing event of the vendor program */
 	json_t *beyond_physics; /* a student timing faster than the GPU
 				   can copy (VERDICT_PHYSICS_SLACK) */
+	double gpu_waited_s;   /* seconds spent waiting for the GPU lock so
+				  far ("waiting for the GPU" progress): the
+				  runner adds them to the step's time limit */
+	double gpu_wait_now;   /* the current wait's seconds */
+	json_t *phases;        /* where the step program's time went, from
+				  harness_end: seconds init_s timing_s
+				  gpu_wait_s (NULL when it sent none) */
 	double timed_n;        /* elements of the timed call (0: not timed) */
 	int harness_end;
 	int off_stream;

@@ -11,10 +11,16 @@ haxpy:
 - the starter is correct and fails on bandwidth.
 Every lab: every planted-bug fixture in tests/fixtures/LAB/ gets its
 declared verdict and message.
+A shared GPU (common/gpulock.h, common/gpustate.h): eight students, each in
+their own copy of the tree, run `run.py test saxpy` (and `transpose`) at once
+and get exactly the verdicts of one run alone; no step is accused of
+off-stream work; the lock was really contended (someone waited for the GPU).
 """
 import json
 import os
 import re
+import shutil
+import tempfile
 import subprocess
 import sys
 import time
@@ -159,6 +165,84 @@ def cached_run_is_fast(t):
     t.record("gpu: cached `test saxpy` takes under 10 s (took %.1f s)" % took,
              took < 10 and len(cached) == len(STEPS) and rc == 0,
              "rc=%d, %d cached" % (rc, len(cached)))
+
+
+def _verdicts(events):
+    return {e["step"]: e.get("verdict") for e in events
+            if e.get("event") == "step_end"}
+
+
+def _events(text):
+    out = []
+    for line in text.splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            pass
+    return out
+
+
+def concurrent_students(t, lab, students=8):
+    """Eight students on one GPU, each in their own copy of the tree (own
+    build cache, own state folder, so each also measures the copy ceiling),
+    all running `python3 run.py test LAB --src solutions/LAB --json` at
+    once. Every copy must get the verdicts of a lone run of the same tree
+    (the references pass every step), no summary may say "timing not
+    trusted" or "GPU busy", and at least one run must have waited for the
+    GPU lock (else the test did not test contention)."""
+    base = tempfile.mkdtemp(prefix="cudalab-students-")
+    try:
+        lone_state = os.path.join(base, "lone-state")
+        rc, out, err = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                               "test", lab, "--src",
+                               os.path.join(hu.ROOT, "solutions", lab),
+                               "--json"],
+                              env={"CUDALAB_STATE": lone_state}, timeout=900)
+        lone = _verdicts(_events(out))
+        t.record("gpu: %s alone: every reference step passes" % lab,
+                 lone and all(v == "pass" for v in lone.values()),
+                 "%s\n%s" % (lone, err[-2000:]))
+        copies = []
+        for k in range(students):
+            dst = os.path.join(base, "student%d" % k)
+            shutil.copytree(hu.ROOT, dst, symlinks=True,
+                            ignore=shutil.ignore_patterns(
+                                ".cudalab", ".git", "__pycache__"))
+            copies.append(dst)
+        began = time.time()
+        procs = []
+        for dst in copies:
+            env = dict(os.environ)
+            env["CUDALAB_STATE"] = os.path.join(dst, ".cudalab")
+            procs.append(subprocess.Popen(
+                [sys.executable, os.path.join(dst, "run.py"), "test", lab,
+                 "--src", os.path.join(dst, "solutions", lab), "--json"],
+                cwd=dst, env=env, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True))
+        results = [p.communicate(timeout=1800) for p in procs]
+        took = time.time() - began
+        waited = 0
+        for k, (out, err) in enumerate(results):
+            events = _events(out)
+            got = _verdicts(events)
+            waited += any(e.get("event") == "progress" and
+                          e.get("phase") == "waiting for the GPU"
+                          for e in events)
+            bad = [e.get("summary") for e in events
+                   if e.get("event") == "step_end" and
+                   ("not trusted" in e.get("summary", "") or
+                    "GPU busy" in e.get("summary", ""))]
+            t.record("gpu: %s, student %d of %d at once: the verdicts of a "
+                     "lone run" % (lab, k + 1, students),
+                     got == lone and not bad,
+                     "lone %s\ngot  %s\n%s\n%s" % (lone, got, bad,
+                                                    err[-2000:]))
+        t.record("gpu: %s, %d students at once: the GPU lock was contended "
+                 "(%d runs waited; all done in %.0f s)"
+                 % (lab, students, waited, took), waited >= 1,
+                 "no run reported waiting for the GPU")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def haxpy(t):
@@ -622,14 +706,16 @@ def run(t):
               ("explain", explain_counters),
               ("explain", explain_names_next_fix),
               ("explain", explain_starters),
-              ("explain", explain_roofline)]
+              ("explain", explain_roofline),
+              ("shared", lambda t: concurrent_students(t, "saxpy")),
+              ("shared", lambda t: concurrent_students(t, "transpose"))]
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
     for lab, suite in suites:
         if only and lab not in only:
             t.skip("gpu: %s suite" % lab, "not in CUDALAB_GPU_LABS")
             continue
         suite(t)
-        if lab not in ("saxpy", "explain"):
+        if lab not in ("saxpy", "explain", "shared"):
             fixtures(t, lab)
     if only and "class" not in only:
         t.skip("gpu: graded class", "not in CUDALAB_GPU_LABS")

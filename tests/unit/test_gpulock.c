@@ -1,6 +1,7 @@
 /* gpulock: two processes, one GPU — who waits, who gets it, and a crash. */
 #include "check.h"
 #include "gpulock.h"
+#include "runner.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -187,7 +188,44 @@ int main(void)
 	CHECK(waited < 0.3, "a crashed holder leaves the GPU free (waited "
 	      "%.2f s)", waited);
 	gpulock_release(fd);
+
+	/* the grader hands the lock to a step as fd 4 (runner: pass_fd); the
+	 * child sees that file there, whatever number the grader had */
+	const char *argv[] = {"sh", "-c", "readlink /proc/self/fd/4; "
+				  "readlink /proc/self/fd/5 || echo none", NULL};
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.pass_fd = fd;
+	c.pass_fd_as = 4;
+	c.wall_limit_s = 10;
+	child_run(&c);
+	const char *out = strbuf_str(&c.out);
+	CHECK(strstr(out, UUID ".lock") != NULL && strstr(out, "none"),
+	      "a child gets the lock at fd 4 and nothing else there (%s)", out);
+	child_release(&c);
 	close(fd);
+
+	/* time spent waiting for the GPU does not count against the step's
+	 * wall-clock limit: the caller extends it (runner: extend_s) */
+	const char *sleeper[] = {"sleep", "1.5", NULL};
+	double waited_for_gpu = 1.0;
+	struct child w = CHILD_INIT;
+	w.argv = sleeper;
+	w.wall_limit_s = 1;
+	w.extend_s = &waited_for_gpu;
+	w.max_extend_s = 600;
+	child_run(&w);
+	CHECK(!w.timed_out && w.exited,
+	      "a step that waited 1 s for the GPU may run 1 s longer");
+	child_release(&w);
+	struct child x = CHILD_INIT;
+	x.argv = sleeper;
+	x.wall_limit_s = 1;
+	x.extend_s = &waited_for_gpu;
+	x.max_extend_s = 0.2;
+	child_run(&x);
+	CHECK(x.timed_out, "but no more than the cap");
+	child_release(&x);
 
 	unlink(path);
 	rmdir(locks);

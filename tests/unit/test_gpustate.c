@@ -1,6 +1,7 @@
 /* gpustate: NVML readings (recorded in tests/fixtures/nvml) → the condition,
  * the gpu_state event, and whether a failed timing audit is the step's fault. */
 #include "check.h"
+#include "device.h"
 #include "gpustate.h"
 
 #include <string.h>
@@ -98,6 +99,23 @@ int main(void)
 	gpustate_reason_names(0x1 | 0x4 | 0x40, names, sizeof(names));
 	CHECK(!strcmp(names, "idle, sw_power_cap, hw_thermal_slowdown"),
 	      "reason bits by name (%s)", names);
+
+	/* the copy ceiling's cache: used only when measured on a GPU of our
+	 * own, less than a day ago */
+	time_t now = 1800000000;
+	json_t *c = json_pack("{s:f, s:s, s:f}", "copy_gbps", 2945.0,
+			      "copy_condition", "ours", "copy_measured_at",
+			      (double)(now - 3600));
+	CHECK(device_ceiling_fresh(c, now), "a clean ceiling an hour old is used");
+	CHECK(!device_ceiling_fresh(c, now + 2 * 86400),
+	      "two days old: measured again");
+	json_object_set_new(c, "copy_condition", json_string("busy"));
+	CHECK(!device_ceiling_fresh(c, now),
+	      "measured while the GPU was busy: measured again");
+	json_object_del(c, "copy_condition");
+	CHECK(!device_ceiling_fresh(c, now),
+	      "a cache from before these rules: measured again");
+	json_decref(c);
 
 	/* the real thing, where there is one: no GPU here means no NVML or
 	 * no such GPU, and the error says which */
