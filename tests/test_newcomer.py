@@ -328,6 +328,191 @@ def times_in_c_locale(t):
              and "299.0µs" in u, c + "\n----\n" + u)
 
 
+def _zip_patch(path, member, flag=None, method=None, garble=False):
+    """Rewrite one member's header fields in place: the general-purpose
+    flag (bit 0: encrypted), the compression method, or its data."""
+    import struct
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(member)
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    local = info.header_offset
+    if flag is not None:
+        struct.pack_into("<H", data, local + 6, flag)
+    if method is not None:
+        struct.pack_into("<H", data, local + 8, method)
+    if garble:
+        nlen, xlen = struct.unpack_from("<HH", data, local + 26)
+        start = local + 30 + nlen + xlen
+        for k in range(start, start + min(info.compress_size, 64)):
+            data[k] ^= 0x5A
+    at = data.find(b"PK\x01\x02")
+    while at >= 0:
+        nlen = struct.unpack_from("<H", data, at + 28)[0]
+        if bytes(data[at + 46:at + 46 + nlen]) == member.encode():
+            if flag is not None:
+                struct.pack_into("<H", data, at + 8, flag)
+            if method is not None:
+                struct.pack_into("<H", data, at + 10, method)
+        at = data.find(b"PK\x01\x02", at + 4)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def _long_name_tar(path, name_bytes):
+    """A .tar.gz whose first header is a GNU long name of name_bytes bytes
+    (all 'a': it compresses ~1000:1), then an ordinary file."""
+    import gzip
+    import tarfile
+    long_hdr = tarfile.TarInfo("././@LongLink")
+    long_hdr.type = tarfile.GNUTYPE_LONGNAME
+    long_hdr.size = name_bytes
+    body = tarfile.TarInfo("saxpy_v1.cu")
+    body.size = 3
+    with gzip.open(path, "wb") as g:
+        g.write(long_hdr.tobuf(tarfile.GNU_FORMAT))
+        chunk = b"a" * (1 << 20)
+        left = name_bytes
+        while left > 0:
+            g.write(chunk[:min(left, len(chunk))])
+            left -= len(chunk)
+        g.write(b"\0" * (-name_bytes % 512))
+        g.write(body.tobuf(tarfile.GNU_FORMAT) + b"x;\n" + b"\0" * 509)
+        g.write(b"\0" * 1024)
+
+
+def long_name_memory(t):
+    """A GNU long name is refused before it is read: bounded memory."""
+    import resource
+    tmp = tempfile.mkdtemp(prefix="cudalab-longname-")
+    try:
+        tgz = os.path.join(tmp, "eve.tar.gz")
+        _long_name_tar(tgz, 200 << 20)
+        size = os.path.getsize(tgz)
+        code = ("import sys, resource; sys.path.insert(0, %r)\n"
+                "import submissions\nnotes = []\n"
+                "try:\n    submissions.members(%r, notes)\n"
+                "except ValueError as e:\n    print('refused:', e)\n"
+                "print('maxrss_kib', resource.getrusage("
+                "resource.RUSAGE_SELF).ru_maxrss)\n"
+                % (os.path.join(hu.ROOT, "tools"), tgz))
+        rc, out, err = hu.run([sys.executable, "-c", code], timeout=120)
+        rss = [int(line.split()[1]) for line in out.splitlines()
+               if line.startswith("maxrss_kib")]
+        t.record("newcomer: intake: a %d KiB .tar.gz with a 200 MB GNU long "
+                 "name is refused by name, in bounded memory (< 100 MB)"
+                 % (size >> 10),
+                 rc == 0 and "GNU long name" in out and rss
+                 and rss[0] < 100 * 1024, "rc=%d %s %s" % (rc, out, err))
+        del resource
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def hostile_intake(t, state):
+    """Crafted archives and names: each is a note on its own row, the class
+    is graded, the gradebook files parse and are neutralised."""
+    import tarfile
+    import xml.etree.ElementTree as ET
+    import zipfile
+    import planted_class
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    files = planted_class._files()
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        os.makedirs(subs)
+
+        def zipped(name):
+            path = os.path.join(subs, name)
+            with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+                for fname, data in sorted(files.items()):
+                    z.writestr(fname, data)
+            return path
+        _zip_patch(zipped("enc.zip"), "saxpy_v1.cu", flag=1)
+        _zip_patch(zipped("aes.zip"), "saxpy_v1.cu", method=99)
+        _zip_patch(zipped("garbled.zip"), "saxpy_v1.cu", garble=True)
+        trunc = zipped("trunc.zip")
+        with open(trunc, "r+b") as f:
+            f.truncate(os.path.getsize(trunc) // 2)
+        with tarfile.open(os.path.join(subs, "latin.tar.gz"), "w:gz",
+                          encoding="utf-8", errors="surrogateescape") as tf:
+            for fname, data in sorted(files.items()):
+                info = tarfile.TarInfo(fname)
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+            info = tarfile.TarInfo("caf\udce9.cu")
+            info.size = 1
+            tf.addfile(info, io.BytesIO(b"x"))
+        _long_name_tar(os.path.join(subs, "longname.tar.gz"), 8 << 20)
+        for sid in ("bob", "_bob", "=HYPERLINK(1)", "@SUM(1)", "-1",
+                    "ffff"):
+            planted_class._folder(os.path.join(subs, sid), files)
+        with open(os.path.join(subs, "ffff", "saxpy_v2.cu"), "wb") as f:
+            f.write('#error "bad \uffff\x01 char"\n'.encode("utf-8"))
+        out = os.path.join(s.path, "grades")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out], env=env, timeout=900)
+        t.record("newcomer: intake: crafted archives do not stop the class "
+                 "run (exit 3: graded, no GPU; no traceback)",
+                 rc == 3 and "Traceback" not in e,
+                 "rc=%d\n%s\n%s" % (rc, o[-1000:], e[-2000:]))
+        try:
+            with open(os.path.join(out, "gradebook.json")) as f:
+                rows = {r["source"]: r for r in json.load(f)["students"]}
+        except (OSError, ValueError) as err:
+            t.record("newcomer: intake: gradebook.json written", False,
+                     str(err))
+            return
+        for source, words in (
+                ("enc.zip", "saxpy_v1.cu cannot be read (it is encrypted"),
+                ("aes.zip", "compression method 99 (AES encryption)"),
+                ("garbled.zip", "saxpy_v1.cu cannot be read ("),
+                ("trunc.zip", "cannot be read: "),
+                ("latin.tar.gz", "other file(s) ignored (e.g. caf\ufffd.cu)"),
+                ("longname.tar.gz", "GNU long name of 8388608 bytes")):
+            row = rows.get(source, {})
+            notes = "; ".join(row.get("notes", []))
+            graded = [r["verdict"] for r in row.get("labs", {}).get(
+                "saxpy", [])]
+            t.record("newcomer: intake: %s is a note on its row (%s)"
+                     % (source, words), words in notes, json.dumps(row)[:800])
+            if source in ("enc.zip", "aes.zip", "garbled.zip",
+                          "latin.tar.gz"):
+                t.record("newcomer: intake: %s: the readable files are "
+                         "still graded" % source,
+                         graded.count("not_graded") == (
+                             5 if source == "latin.tar.gz" else 4),
+                         str(graded))
+        ids = {r["source"]: r["student"] for r in rows.values()}
+        t.record("newcomer: intake: `_bob` beside `bob` does not take the id "
+                 "bob (bob keeps it, _bob is bob-2)",
+                 ids.get("bob") == "bob" and ids.get("_bob") == "bob-2",
+                 str(ids))
+        with open(os.path.join(out, "gradebook.csv"), newline="") as f:
+            table = list(csv.reader(f))
+        cells = [c for row in table[1:] for c in row]
+        risky = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t",
+                                               "\r")]
+        t.record("newcomer: gradebook.csv: no cell begins with = + - @ "
+                 "(formulas neutralised with ')",
+                 not risky and "'=HYPERLINK(1)" in cells
+                 and "'@SUM(1)" in cells and "'-1" in cells, str(risky))
+        try:
+            text = open(os.path.join(out, "junit.xml"), encoding="utf-8"
+                        ).read()
+            root = ET.fromstring(text)
+            ok = "\uffff" not in text and "\x01" not in text and any(
+                "bad" in (f.get("message") or "")
+                for f in root.iter("failure"))
+            detail = text[:300]
+        except (OSError, ET.ParseError, ValueError) as err:
+            ok, detail = False, str(err)
+        t.record("newcomer: junit.xml parses with U+FFFF and a control "
+                 "character in a compile error (they are removed)", ok,
+                 detail)
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
@@ -336,5 +521,7 @@ def run(t):
         times_in_c_locale(t)
         slurm_script(t)
         grade_without_gpu(t, state)
+        long_name_memory(t)
+        hostile_intake(t, state)
     finally:
         shutil.rmtree(state, ignore_errors=True)
