@@ -513,6 +513,134 @@ def hostile_intake(t, state):
                  detail)
 
 
+def _as_user():
+    """(uid, gid) of a user that is not root, to run a read-only checkout
+    as: this user when not root, else a `cudalab-ro` account made here
+    (None and why, when neither is possible)."""
+    if os.geteuid() != 0:
+        return (os.getuid(), os.getgid()), None
+    import pwd
+    try:
+        pw = pwd.getpwnam("cudalab-ro")
+    except KeyError:
+        if not shutil.which("useradd"):
+            return None, "running as root and there is no useradd"
+        rc = subprocess.call(["useradd", "--system", "--no-create-home",
+                              "--shell", "/usr/sbin/nologin", "cudalab-ro"],
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        if rc != 0:
+            return None, "useradd cudalab-ro failed (exit %d)" % rc
+        pw = pwd.getpwnam("cudalab-ro")
+    return (pw.pw_uid, pw.pw_gid), None
+
+
+def _copy_checkout(dest, with_programs):
+    """The checkout's files (tracked and new, not ignored) in dest, and its
+    built programs when with_programs (a pre-built install)."""
+    names = subprocess.run(["git", "-C", hu.ROOT, "ls-files", "--cached",
+                            "--others", "--exclude-standard", "-z"],
+                           stdout=subprocess.PIPE).stdout.split(b"\0")
+    for name in names:
+        name = name.decode()
+        src = os.path.join(hu.ROOT, name)
+        if not name or not os.path.isfile(src):
+            continue
+        os.makedirs(os.path.dirname(os.path.join(dest, name)), exist_ok=True)
+        shutil.copy2(src, os.path.join(dest, name))
+    if with_programs:
+        os.makedirs(os.path.join(dest, "build"))
+        for prog in ("cudalab-grader", "cudalab-ui", "devprobe"):
+            shutil.copy(os.path.join(hu.ROOT, "build", prog),
+                        os.path.join(dest, "build", prog))
+
+
+def read_only_install(t):
+    """A checkout nobody may write (chmod -R a-w), run by a user who is not
+    root: build outputs and progress go to a per-user folder, said once;
+    `--src ~/mywork` works on a pre-built tree and on one never built."""
+    who, why = _as_user()
+    if who is None:
+        t.skip("newcomer: a read-only checkout", why)
+        return
+    uid, gid = who
+    tmp = tempfile.mkdtemp(prefix="cudalab-ro-")
+    os.chmod(tmp, 0o755)
+    try:
+        home = os.path.join(tmp, "home")
+        work = os.path.join(home, "mywork")
+        os.makedirs(work)
+        for k in (1, 2):
+            shutil.copy(os.path.join(hu.ROOT, "labs", "saxpy",
+                                     "saxpy_v%d.cu" % k), work)
+        for dirpath, _, files in os.walk(home):
+            os.chown(dirpath, uid, gid)
+            for f in files:
+                os.chown(os.path.join(dirpath, f), uid, gid)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("CUDALAB_STATE", "CUDALAB_BUILD",
+                            "XDG_CACHE_HOME", "CUDALAB_COMMIT")}
+        env.update(NO_GPU, HOME=home)
+        # the other user cannot reach root's own Python or tools (a pyenv
+        # under /root): the system's, and PATH without what it cannot read
+        python = sys.executable
+        if uid != os.getuid():
+            python = "/usr/bin/python3"
+            if not os.path.exists(python):
+                t.skip("newcomer: a read-only checkout", "no /usr/bin/python3"
+                       " for the user cudalab-ro")
+                return
+            env["PATH"] = ":".join(d for d in env.get("PATH", "").split(":")
+                                   if not d.startswith("/root"))
+        for prebuilt in (True, False):
+            tree = os.path.join(tmp, "pre" if prebuilt else "src", "cudalab")
+            _copy_checkout(tree, prebuilt)
+            subprocess.call(["chmod", "-R", "a-w,a+rX", tree])
+            what = "pre-built" if prebuilt else "never built"
+
+            def run_py(*args):
+                p = subprocess.run([python, os.path.join(tree,
+                                                                 "run.py")]
+                                   + list(args), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True,
+                                   env=env, user=uid, group=gid,
+                                   extra_groups=[], cwd=home, timeout=900)
+                return p.returncode, p.stdout, p.stderr
+            rc, out, err = run_py("test", "saxpy", "--src", work, "--step",
+                                  "1", "--plain")
+            caches = glob_cache(home)
+            t.record("newcomer: a read-only %s checkout as a user: `test "
+                     "saxpy --src ~/mywork` grades (exit 3 without a GPU), "
+                     "says once where outputs go" % what,
+                     rc == 3 and "NOT GRADED" in out
+                     and err.count("is not writable for you") == 1
+                     and "cannot create" not in err + out
+                     and "problem with cudalab itself" not in err
+                     and len(caches) == 1,
+                     "rc=%d\n%s\n%s\ncaches %s" % (rc, out[-1200:],
+                                                   err[-1500:], caches))
+            rc, out, err = run_py("test", "saxpy", "--src", work, "--step",
+                                  "2", "--plain")
+            state = [os.path.join(c, "state") for c in caches]
+            t.record("newcomer: a read-only %s checkout: the second run does "
+                     "not repeat the notice; steps and progress are in the "
+                     "per-user folder" % what,
+                     rc == 3 and "not writable" not in err and state
+                     and os.path.isdir(os.path.join(state[0], "runs"))
+                     and os.path.isdir(os.path.join(caches[0], "steps")),
+                     "rc=%d %s\n%s" % (rc, err[-800:], caches))
+            shutil.rmtree(os.path.join(home, ".cache"), ignore_errors=True)
+    finally:
+        subprocess.call(["chmod", "-R", "u+w", tmp])
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def glob_cache(home):
+    base = os.path.join(home, ".cache", "cudalab")
+    return sorted(os.path.join(base, d) for d in os.listdir(base)) \
+        if os.path.isdir(base) else []
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
@@ -523,5 +651,6 @@ def run(t):
         grade_without_gpu(t, state)
         long_name_memory(t)
         hostile_intake(t, state)
+        read_only_install(t)
     finally:
         shutil.rmtree(state, ignore_errors=True)
