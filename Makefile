@@ -2,7 +2,10 @@
 # project's own tests (the GPU suite too when a CUDA device is present),
 # `make clean` removes build/. Set-up (system packages) is checked first by
 # `python3 run.py setup`, which installs them as root or prints the command.
+# `make BUILD=DIR` builds into DIR instead of build/ (run.py does this when
+# the checkout is not writable for the user: a shared or read-only install).
 
+BUILD   ?= build
 CC      ?= cc
 NVCC    ?= nvcc
 PYTHON  ?= python3
@@ -23,7 +26,7 @@ WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
 
 COMMON_SRC := common/gpulock.c common/gpustate.c common/advice.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
               common/strbuf.c
-GRADER_SRC := grader/runner.c grader/hash.c grader/compiler_report.c \
+GRADER_SRC := grader/paths.c grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
               grader/report.c grader/results.c grader/verdict.c grader/profiler.c \
               grader/lint.c grader/sandbox.c grader/batch.c grader/gradebook.c grader/fsutil.c \
@@ -32,39 +35,39 @@ UI_SRC     := ui/canvas.c ui/state.c ui/render.c ui/panel_header.c \
               ui/panel_steps.c ui/panel_details.c ui/panel_help.c \
               ui/panel_class.c ui/class_view.c \
               ui/source.c ui/term.c
-COMMON_OBJ := $(COMMON_SRC:%.c=build/%.o)
-UI_OBJ     := $(UI_SRC:%.c=build/%.o)
-GRADER_OBJ := $(GRADER_SRC:%.c=build/%.o)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+UI_OBJ     := $(UI_SRC:%.c=$(BUILD)/%.o)
+GRADER_OBJ := $(GRADER_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
-UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURE_SRC := $(wildcard tests/programs/*.c)
-FIXTURE_BIN := $(FIXTURE_SRC:tests/programs/%.c=build/tests/programs/%)
+FIXTURE_BIN := $(FIXTURE_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%)
 
-all: build/cudalab-grader build/cudalab-ui build/devprobe
+all: $(BUILD)/cudalab-grader $(BUILD)/cudalab-ui $(BUILD)/devprobe
 
-build/%.o: %.c | setup
+$(BUILD)/%.o: %.c | setup
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-build/cudalab-grader: build/grader/main.o $(GRADER_OBJ) $(COMMON_OBJ)
+$(BUILD)/cudalab-grader: $(BUILD)/grader/main.o $(GRADER_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-build/cudalab-ui: build/ui/main.o $(UI_OBJ) $(COMMON_OBJ)
+$(BUILD)/cudalab-ui: $(BUILD)/ui/main.o $(UI_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lncursesw $(LDLIBS)
 
-RUNTIME_OBJ := build/common/stats.o build/common/event.o build/common/gpulock.o \
-               build/common/gpustate.o
-build/devprobe: common/devprobe.cu common/harness.cu common/harness.h \
+RUNTIME_OBJ := $(BUILD)/common/stats.o $(BUILD)/common/event.o \
+               $(BUILD)/common/gpulock.o $(BUILD)/common/gpustate.o
+$(BUILD)/devprobe: common/devprobe.cu common/harness.cu common/harness.h \
                 common/cudalab.h common/event.h common/stats.h \
                 common/gpulock.h common/gpustate.h $(RUNTIME_OBJ)
 	$(NVCC) $(NVCCFLAGS) -o $@ common/devprobe.cu common/harness.cu \
 	        $(RUNTIME_OBJ) $(WRAP) -ljansson -ldl
 
-build/tests/%: tests/unit/%.c $(GRADER_OBJ) $(UI_OBJ) $(COMMON_OBJ)
+$(BUILD)/tests/%: tests/unit/%.c $(GRADER_OBJ) $(UI_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -Iui -o $@ $^ -lncursesw $(LDLIBS)
 
-build/tests/programs/%: tests/programs/%.c
+$(BUILD)/tests/programs/%: tests/programs/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
@@ -77,9 +80,9 @@ test: all $(UNIT_BIN) $(FIXTURE_BIN)
 	@$(PYTHON) tests/run_tests.py
 
 clean:
-	rm -rf build
+	rm -rf $(BUILD)
 
 .PHONY: all setup test clean
 .SECONDARY:
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

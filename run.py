@@ -16,6 +16,7 @@ packages when run as root, or prints the one apt-get command to run.
 Python 3 standard library only.
 """
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -26,6 +27,68 @@ import sys
 ROOT = os.path.dirname(os.path.abspath(__file__))
 GRADER = os.path.join(ROOT, "build", "cudalab-grader")
 UI = os.path.join(ROOT, "build", "cudalab-ui")
+# Where make builds (None: build/ of the checkout, make's default); set by
+# locate() for a checkout the user cannot write.
+MAKE_BUILD = None
+PREBUILT = False
+
+
+def _writable(path, parent):
+    if os.path.exists(path):
+        return os.access(path, os.W_OK | os.X_OK)
+    return os.access(parent, os.W_OK | os.X_OK)
+
+
+def build_dir():
+    """Where cudalab builds and compiles: $CUDALAB_BUILD, else build/ of
+    the checkout when the user can write it, else a per-user folder named
+    after the checkout's path ($XDG_CACHE_HOME/cudalab/HASH). The grader
+    takes it (CUDALAB_BUILD) and keeps its state beside (grader/paths.h)."""
+    if os.environ.get("CUDALAB_BUILD"):
+        return os.path.abspath(os.environ["CUDALAB_BUILD"])
+    mine = os.path.join(ROOT, "build")
+    if _writable(mine, ROOT):
+        return mine
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    key = hashlib.sha256(ROOT.encode("utf-8", "surrogateescape")).hexdigest()
+    return os.path.join(cache, "cudalab", key[:12])
+
+
+def locate():
+    """Pick the build folder and the programs to run, once per command: a
+    read-only checkout that ships its programs (build/ already made) is
+    used as it is, with outputs in the per-user folder; one that does not
+    is built there. Says so the first time."""
+    global GRADER, UI, MAKE_BUILD, PREBUILT
+    out = build_dir()
+    shipped = os.path.join(ROOT, "build")
+    os.environ["CUDALAB_BUILD"] = out
+    if out == shipped:
+        return
+    PREBUILT = not _writable(shipped, ROOT) and all(
+        os.access(os.path.join(shipped, b), os.X_OK)
+        for b in ("cudalab-grader", "cudalab-ui", "devprobe"))
+    if not PREBUILT:
+        MAKE_BUILD = out
+        GRADER = os.path.join(out, "cudalab-grader")
+        UI = os.path.join(out, "cudalab-ui")
+    marker = os.path.join(out, ".told")
+    if os.path.exists(marker):
+        return
+    try:
+        os.makedirs(out, exist_ok=True)
+        open(marker, "w").close()
+    except OSError as e:
+        print("cudalab: cannot create the build folder %s: %s (set "
+              "CUDALAB_BUILD to a folder you can write)" % (out, e),
+              file=sys.stderr)
+        return
+    print("cudalab: %s is not writable for you, so %sbuild outputs and "
+          "your progress go to %s (once per checkout; CUDALAB_BUILD=DIR "
+          "chooses another folder)"
+          % (ROOT, "cudalab's programs are used as installed; " if PREBUILT
+             else "", out), file=sys.stderr)
 
 # (Debian package, a header it provides): what the C code needs to build.
 PACKAGES = [
@@ -108,7 +171,12 @@ def build():
     rc = setup(quiet=True)
     if rc:
         return rc
-    proc = subprocess.run(["make", "-s", "-C", ROOT, "all"],
+    if PREBUILT:  # a read-only install with its programs: nothing to make
+        return 0
+    make = ["make", "-s", "-C", ROOT]
+    if MAKE_BUILD:
+        make.append("BUILD=" + MAKE_BUILD)
+    proc = subprocess.run(make + ["all"],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True)
     if proc.returncode != 0:
@@ -141,8 +209,22 @@ def grader(*args):
     return subprocess.call([GRADER, "--root", ROOT] + list(args), env=env)
 
 
+_STATE = []
+
+
 def state_dir():
-    return os.environ.get("CUDALAB_STATE") or os.path.join(ROOT, ".cudalab")
+    """The grader's state folder: the grader decides (grader/paths.h);
+    before it is built, $CUDALAB_STATE or the checkout's .cudalab."""
+    if not _STATE:
+        try:
+            out = subprocess.run([GRADER, "--root", ROOT, "paths"],
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, text=True).stdout
+            _STATE.append(json.loads(out)["state"])
+        except (OSError, ValueError, KeyError):
+            return (os.environ.get("CUDALAB_STATE")
+                    or os.path.join(ROOT, ".cudalab"))
+    return _STATE[0]
 
 
 MARK_BEGIN = "<!-- cudalab:results %s -->"
@@ -1033,6 +1115,7 @@ def main(argv=None):
                    help="ROWSxCOLS of the printed screen without a terminal")
 
     args = parser.parse_args(argv)
+    locate()
     if args.command is None:
         return workshop(parser)
     if args.command == "setup":

@@ -322,7 +322,11 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 	/* Say once whether the runs are sandboxed. */
 	struct sandbox *sb = calloc(1, sizeof(*sb));
 	char probe[PATH_MAX];
-	snprintf(probe, sizeof(probe), "%s/build/devprobe", o->root);
+	snprintf(probe, sizeof(probe), "%s", o->grader); /* devprobe is beside */
+	char *slash = strrchr(probe, '/');
+	snprintf(slash ? slash + 1 : probe,
+		 sizeof(probe) - (size_t)(slash ? slash + 1 - probe : 0),
+		 "devprobe");
 	const char *pargv[] = {probe, NULL};
 	if (sb && p.todo)
 		sandbox_probe(sb, pargv, "\"available\":true");

@@ -696,7 +696,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 
 	/* The device first: it decides the arch we compile for. */
 	char probe[4096];
-	snprintf(probe, sizeof(probe), "%s/devprobe", o->build_dir);
+	snprintf(probe, sizeof(probe), "%s/devprobe", o->bin_dir);
 	json_t *device;
 	if (o->pretend_no_device)
 		device = json_pack("{s:s, s:b, s:s}", "event", "device",
@@ -734,7 +734,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	if (o->sandbox && have_device) {
 		sb = calloc(1, sizeof(*sb));
 		char probe[4096];
-		snprintf(probe, sizeof(probe), "%s/devprobe", o->build_dir);
+		snprintf(probe, sizeof(probe), "%s/devprobe", o->bin_dir);
 		const char *pargv[] = {probe, NULL};
 		if (sb)
 			sandbox_probe(sb, pargv, "\"available\":true");

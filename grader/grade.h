@@ -23,8 +23,10 @@
 
 struct grade_opts {
 	const char *root;      /* project root */
-	const char *build_dir; /* ROOT/build */
-	const char *state_dir; /* ROOT/.cudalab: ceiling cache */
+	const char *build_dir; /* compiled steps (paths.h: ROOT/build, or a
+				  per-user folder for a read-only tree) */
+	const char *state_dir; /* paths.h: ceiling cache */
+	const char *bin_dir;   /* the grader's own folder: devprobe */
 	const char *lab;
 	const char *step;      /* NULL: every step */
 	const char *src_dir;   /* NULL: the lab folder */

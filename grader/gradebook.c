@@ -315,8 +315,8 @@ static int write_csv(const char *path, json_t *doc)
 		if (ng) {
 			size_t used = strlen(notes);
 			snprintf(notes + used, sizeof(notes) - used,
-				 "%sNOT GRADED: %lld step(s) not run (no CUDA "
-				 "device)", used ? "; " : "", ng);
+				 "%sNOT GRADED: %lld step(s), no score (each "
+				 "step's summary says why)", used ? "; " : "", ng);
 		}
 		csv_field(f, notes);
 		fputc('\n', f);
@@ -365,9 +365,9 @@ static int write_gradescope(const char *out_dir, json_t *doc)
 		long long ng = json_integer_value(json_object_get(row, "not_graded"));
 		if (ng)
 			snprintf(notes, sizeof(notes),
-				 "NOT GRADED: %lld step(s) could not be run (no "
-				 "CUDA device on the grading machine); no score "
-				 "is given. ", ng);
+				 "NOT GRADED: %lld step(s) could not be graded "
+				 "(each test says why, e.g. no CUDA device on the "
+				 "grading machine); no score is given. ", ng);
 		else
 			notes[0] = 0;
 		size_t used = strlen(notes);
@@ -458,9 +458,8 @@ static void write_summary(FILE *f, json_t *doc)
 			if (!strcmp(st->verdicts[v].verdict, "not_graded"))
 				ng = st->verdicts[v].count;
 		if (ng)
-			fprintf(f, "  %-10s %-4s NOT GRADED %d/%d (no CUDA device)"
-				   ", passed %d", st->lab, st->id, ng,
-				st->submitted, st->passed);
+			fprintf(f, "  %-10s %-4s NOT GRADED %d/%d, passed %d",
+				st->lab, st->id, ng, st->submitted, st->passed);
 		else
 			fprintf(f, "  %-10s %-4s passed %3d/%-3d", st->lab, st->id,
 				st->passed, st->submitted);
@@ -527,9 +526,9 @@ int gradebook_write(const char *out_dir, FILE *summary, char *err,
 	json_array_foreach(json_object_get(doc, "students"), i, row)
 		ng += json_integer_value(json_object_get(row, "not_graded"));
 	if (summary && ng)
-		fprintf(summary, "NOT GRADED: %lld step run(s) had no CUDA device "
-				 "(the gradebook gives them no score); grade on a "
-				 "machine with a GPU\n", ng);
+		fprintf(summary, "NOT GRADED: %lld step run(s) could not be graded "
+				 "(no score in the gradebook; each says why, e.g. no "
+				 "CUDA device: grade on a machine with a GPU)\n", ng);
 	json_decref(doc);
 	json_decref(intake);
 	if (rc) {

@@ -12,6 +12,7 @@
 #include "gradebook.h"
 #include "grade.h"
 #include "manifest.h"
+#include "paths.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
@@ -27,7 +28,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-	"usage: cudalab-grader [--root DIR] COMMAND [OPTIONS]\n"
+	"usage: cudalab-grader [--root DIR] [--build DIR] COMMAND [OPTIONS]\n"
 	"\n"
 	"commands:\n"
 	"  test LAB    build, check and time each step of LAB\n"
@@ -46,6 +47,7 @@ static const char usage[] =
 	"              instead of the state folder\n"
 	"  list        the labs in workshop order, with your progress\n"
 	"  device      this machine's GPU and its measured copy bandwidth\n"
+	"  paths       where this grader compiles and keeps state (JSON)\n"
 	"\n"
 	"options of test and bench (explain takes --step, --src, --jobs,\n"
 	"--time-limit and its own --plot FILE.svg, --no-counters):\n"
@@ -59,7 +61,10 @@ static const char usage[] =
 	"                  unless NO_COLOR is set)\n"
 	"  --verbose       also show passing checks and compiler warnings\n"
 	"\n"
-	"environment: CUDALAB_STATE (state folder, default ROOT/.cudalab),\n"
+	"--build DIR: compile steps in DIR (default $CUDALAB_BUILD, else\n"
+	"ROOT/build; run.py passes a per-user folder when ROOT is read-only).\n"
+	"environment: CUDALAB_STATE (state folder, default ROOT/.cudalab, or\n"
+	"BUILD/state when ROOT is not writable),\n"
 	"CUDALAB_ARCH (arch without a GPU, default sm_90), CUDALAB_NO_DEVICE=1\n"
 	"(behave as on a machine without a GPU).\n"
 	"\n"
@@ -288,6 +293,13 @@ int main(int argc, char **argv)
 		snprintf(root, sizeof(root), "%s", argv[i + 1]);
 		i += 2;
 	}
+	const char *build_flag = NULL;
+	if (i < argc && !strcmp(argv[i], "--build")) {
+		if (i + 1 >= argc || !*argv[i + 1])
+			return usage_error("%s needs a folder", "--build");
+		build_flag = argv[i + 1];
+		i += 2;
+	}
 	if (i >= argc || !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ||
 	    !strcmp(argv[i], "help")) {
 		fputs(usage, i >= argc ? stderr : stdout);
@@ -295,13 +307,25 @@ int main(int argc, char **argv)
 	}
 	const char *cmd = argv[i++];
 
-	char build_dir[PATH_MAX + 8], state_dir[PATH_MAX + 16];
-	snprintf(build_dir, sizeof(build_dir), "%s/build", root);
-	const char *state_env = getenv("CUDALAB_STATE");
-	snprintf(state_dir, sizeof(state_dir), "%s",
-		 state_env && *state_env ? state_env : root);
-	if (!(state_env && *state_env))
-		snprintf(state_dir, sizeof(state_dir), "%s/.cudalab", root);
+	static struct paths where;
+	char perr[256];
+	if (paths_resolve(&where, root, build_flag, perr, sizeof(perr)) < 0) {
+		fprintf(stderr, "cudalab-grader: %s\n", perr);
+		return 4;
+	}
+	/* the graders this one starts (class grading) compile in the same
+	 * cache */
+	setenv("CUDALAB_BUILD", where.build, 1);
+	const char *build_dir = where.build, *state_dir = where.state;
+	if (!strcmp(cmd, "paths")) {
+		json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "root", root, "bin",
+				      where.bin, "build", build_dir, "state",
+				      state_dir);
+		json_dumpf(j, stdout, 0);
+		printf("\n");
+		json_decref(j);
+		return 0;
+	}
 
 	if (!strcmp(cmd, "list")) {
 		int as_json = 0;
@@ -324,7 +348,7 @@ int main(int argc, char **argv)
 		return usage_error("unknown command \"%s\"", cmd);
 
 	struct grade_opts o = {.root = root, .build_dir = build_dir,
-			       .state_dir = state_dir,
+			       .state_dir = state_dir, .bin_dir = where.bin,
 			       .bench = !strcmp(cmd, "bench")};
 	int calibrating = !strcmp(cmd, "calibrate");
 	char solutions[PATH_MAX + 320];
@@ -413,7 +437,7 @@ int main(int argc, char **argv)
 	char err[4096] = "";
 	if (!strcmp(cmd, "device")) {
 		char probe[PATH_MAX + 16];
-		snprintf(probe, sizeof(probe), "%s/devprobe", build_dir);
+		snprintf(probe, sizeof(probe), "%s/devprobe", where.bin);
 		json_t *dev = o.pretend_no_device
 				      ? json_pack("{s:s, s:b, s:s}", "event", "device",
 						  "available", 0, "reason",

@@ -697,6 +697,65 @@ def graded_class(t):
                  is not None, o)
 
 
+def newcomer_on_gpu(t):
+    """Issue 18 on a GPU: the device line has no no-GPU cause; a graded
+    class with a GPU has scores (no <skipped>, a Gradescope score, exit 0);
+    `record` takes a real bench and names its source folder."""
+    import csv
+    import xml.etree.ElementTree as ET
+    import planted_class
+    dev = hu.device_facts()
+    t.record("gpu: newcomer: devprobe finds the device (no cause field)",
+             dev.get("available") is True and "cause" not in dev, str(dev))
+    run_py = [sys.executable, os.path.join(hu.ROOT, "run.py")]
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        planted_class._folder(os.path.join(subs, "ann"),
+                              planted_class._files())
+        out = os.path.join(s.path, "grades")
+        rc, o, e = hu.run(run_py + ["grade", subs, "--labs", "saxpy",
+                                    "--out", out], timeout=900)
+        try:
+            root = ET.parse(os.path.join(out, "junit.xml")).getroot()
+            cases = root.findall("./testsuite/testcase")
+            with open(os.path.join(out, "gradescope", "ann",
+                                   "results.json")) as f:
+                gs = json.load(f)
+            with open(os.path.join(out, "gradebook.csv")) as f:
+                row = list(csv.DictReader(f))[0]
+            ok = (rc == 0 and len(cases) == 5
+                  and not any(c.find("skipped") is not None
+                              or c.find("failure") is not None
+                              for c in cases)
+                  and gs.get("score") == 5 and row["passed"] == "5"
+                  and row["not_graded"] == "0")
+            detail = "rc=%d %s\n%s\n%s" % (rc, json.dumps(gs)[:600], row,
+                                          e[-800:])
+        except (OSError, ValueError, ET.ParseError, IndexError) as err:
+            ok, detail = False, "rc=%d %s %s" % (rc, err, e[-800:])
+        t.record("gpu: newcomer: the solutions graded as a class: exit 0, "
+                 "score 5 in Gradescope and the CSV, no <skipped>", ok,
+                 detail)
+        state = os.path.join(s.path, "state")
+        env = {"CUDALAB_STATE": state}
+        rc, o, e = hu.run(run_py + ["bench", "saxpy", "--src",
+                                    os.path.join(hu.ROOT, "solutions",
+                                                 "saxpy"), "--plain"],
+                          env=env, timeout=1200)
+        readme = os.path.join(s.path, "README.md")
+        with open(readme, "w") as f:
+            f.write("<!-- cudalab:results saxpy -->\n<!-- /cudalab:results "
+                    "-->\n")
+        rc2, o2, e2 = hu.run(run_py + ["record", "saxpy", "--readme",
+                                       readme], env=env)
+        text = open(readme).read()
+        t.record("gpu: newcomer: `record` takes a complete bench on this GPU "
+                 "and names --src solutions/saxpy and the GPU",
+                 rc in (0, 1) and rc2 == 0 and "--src solutions/saxpy`" in text
+                 and dev.get("name", "?") in text,
+                 "bench rc=%d record rc=%d %s\n%s" % (rc, rc2, e2, text[:600]))
+
+
 def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
     a quick GPU check of one lab while working on it)."""
@@ -721,3 +780,7 @@ def run(t):
         t.skip("gpu: graded class", "not in CUDALAB_GPU_LABS")
     else:
         graded_class(t)
+    if only and "newcomer" not in only:
+        t.skip("gpu: newcomer", "not in CUDALAB_GPU_LABS")
+    else:
+        newcomer_on_gpu(t)

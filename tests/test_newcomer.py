@@ -328,6 +328,321 @@ def times_in_c_locale(t):
              and "299.0µs" in u, c + "\n----\n" + u)
 
 
+def _zip_patch(path, member, flag=None, method=None, garble=False):
+    """Rewrite one member's header fields in place: the general-purpose
+    flag (bit 0: encrypted), the compression method, or its data."""
+    import struct
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(member)
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
+    local = info.header_offset
+    if flag is not None:
+        struct.pack_into("<H", data, local + 6, flag)
+    if method is not None:
+        struct.pack_into("<H", data, local + 8, method)
+    if garble:
+        nlen, xlen = struct.unpack_from("<HH", data, local + 26)
+        start = local + 30 + nlen + xlen
+        for k in range(start, start + min(info.compress_size, 64)):
+            data[k] ^= 0x5A
+    at = data.find(b"PK\x01\x02")
+    while at >= 0:
+        nlen = struct.unpack_from("<H", data, at + 28)[0]
+        if bytes(data[at + 46:at + 46 + nlen]) == member.encode():
+            if flag is not None:
+                struct.pack_into("<H", data, at + 8, flag)
+            if method is not None:
+                struct.pack_into("<H", data, at + 10, method)
+        at = data.find(b"PK\x01\x02", at + 4)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def _long_name_tar(path, name_bytes):
+    """A .tar.gz whose first header is a GNU long name of name_bytes bytes
+    (all 'a': it compresses ~1000:1), then an ordinary file."""
+    import gzip
+    import tarfile
+    long_hdr = tarfile.TarInfo("././@LongLink")
+    long_hdr.type = tarfile.GNUTYPE_LONGNAME
+    long_hdr.size = name_bytes
+    body = tarfile.TarInfo("saxpy_v1.cu")
+    body.size = 3
+    with gzip.open(path, "wb") as g:
+        g.write(long_hdr.tobuf(tarfile.GNU_FORMAT))
+        chunk = b"a" * (1 << 20)
+        left = name_bytes
+        while left > 0:
+            g.write(chunk[:min(left, len(chunk))])
+            left -= len(chunk)
+        g.write(b"\0" * (-name_bytes % 512))
+        g.write(body.tobuf(tarfile.GNU_FORMAT) + b"x;\n" + b"\0" * 509)
+        g.write(b"\0" * 1024)
+
+
+def long_name_memory(t):
+    """A GNU long name is refused before it is read: bounded memory (the
+    child's own peak, VmHWM: ru_maxrss would carry the test runner's peak
+    across fork and exec)."""
+    tmp = tempfile.mkdtemp(prefix="cudalab-longname-")
+    try:
+        tgz = os.path.join(tmp, "eve.tar.gz")
+        _long_name_tar(tgz, 200 << 20)
+        size = os.path.getsize(tgz)
+        code = ("import sys, resource; sys.path.insert(0, %r)\n"
+                "import submissions\nnotes = []\n"
+                "try:\n    submissions.members(%r, notes)\n"
+                "except ValueError as e:\n    print('refused:', e)\n"
+                "hwm = [l.split()[1] for l in open('/proc/self/status')"
+                " if l.startswith('VmHWM:')]\n"
+                "print('maxrss_kib', hwm[0] if hwm else resource.getrusage("
+                "resource.RUSAGE_SELF).ru_maxrss)\n"
+                % (os.path.join(hu.ROOT, "tools"), tgz))
+        rc, out, err = hu.run([sys.executable, "-c", code], timeout=120)
+        rss = [int(line.split()[1]) for line in out.splitlines()
+               if line.startswith("maxrss_kib")]
+        t.record("newcomer: intake: a %d KiB .tar.gz with a 200 MB GNU long "
+                 "name is refused by name, in bounded memory (< 100 MB)"
+                 % (size >> 10),
+                 rc == 0 and "GNU long name" in out and rss
+                 and rss[0] < 100 * 1024, "rc=%d %s %s" % (rc, out, err))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def hostile_intake(t, state):
+    """Crafted archives and names: each is a note on its own row, the class
+    is graded, the gradebook files parse and are neutralised."""
+    import tarfile
+    import xml.etree.ElementTree as ET
+    import zipfile
+    import planted_class
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    files = planted_class._files()
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        os.makedirs(subs)
+
+        def zipped(name):
+            path = os.path.join(subs, name)
+            with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+                for fname, data in sorted(files.items()):
+                    z.writestr(fname, data)
+            return path
+        _zip_patch(zipped("enc.zip"), "saxpy_v1.cu", flag=1)
+        _zip_patch(zipped("aes.zip"), "saxpy_v1.cu", method=99)
+        _zip_patch(zipped("garbled.zip"), "saxpy_v1.cu", garble=True)
+        trunc = zipped("trunc.zip")
+        with open(trunc, "r+b") as f:
+            f.truncate(os.path.getsize(trunc) // 2)
+        with tarfile.open(os.path.join(subs, "latin.tar.gz"), "w:gz",
+                          encoding="utf-8", errors="surrogateescape") as tf:
+            for fname, data in sorted(files.items()):
+                info = tarfile.TarInfo(fname)
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+            info = tarfile.TarInfo("caf\udce9.cu")
+            info.size = 1
+            tf.addfile(info, io.BytesIO(b"x"))
+        _long_name_tar(os.path.join(subs, "longname.tar.gz"), 8 << 20)
+        for sid in ("bob", "_bob", "=HYPERLINK(1)", "@SUM(1)", "-1",
+                    "ffff"):
+            planted_class._folder(os.path.join(subs, sid), files)
+        with open(os.path.join(subs, "ffff", "saxpy_v2.cu"), "wb") as f:
+            f.write('#error "bad \uffff\x01 char"\n'.encode("utf-8"))
+        out = os.path.join(s.path, "grades")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out], env=env, timeout=900)
+        t.record("newcomer: intake: crafted archives do not stop the class "
+                 "run (exit 3: graded, no GPU; no traceback)",
+                 rc == 3 and "Traceback" not in e,
+                 "rc=%d\n%s\n%s" % (rc, o[-1000:], e[-2000:]))
+        try:
+            with open(os.path.join(out, "gradebook.json")) as f:
+                rows = {r["source"]: r for r in json.load(f)["students"]}
+        except (OSError, ValueError) as err:
+            t.record("newcomer: intake: gradebook.json written", False,
+                     str(err))
+            return
+        for source, words in (
+                ("enc.zip", "saxpy_v1.cu cannot be read (it is encrypted"),
+                ("aes.zip", "compression method 99 (AES encryption)"),
+                ("garbled.zip", "saxpy_v1.cu cannot be read ("),
+                ("trunc.zip", "cannot be read: "),
+                ("latin.tar.gz", "other file(s) ignored (e.g. caf\ufffd.cu)"),
+                ("longname.tar.gz", "GNU long name of 8388608 bytes")):
+            row = rows.get(source, {})
+            notes = "; ".join(row.get("notes", []))
+            graded = [r["verdict"] for r in row.get("labs", {}).get(
+                "saxpy", [])]
+            t.record("newcomer: intake: %s is a note on its row (%s)"
+                     % (source, words), words in notes, json.dumps(row)[:800])
+            if source in ("enc.zip", "aes.zip", "garbled.zip",
+                          "latin.tar.gz"):
+                t.record("newcomer: intake: %s: the readable files are "
+                         "still graded" % source,
+                         graded.count("not_graded") == (
+                             5 if source == "latin.tar.gz" else 4),
+                         str(graded))
+        ids = {r["source"]: r["student"] for r in rows.values()}
+        t.record("newcomer: intake: `_bob` beside `bob` does not take the id "
+                 "bob (bob keeps it, _bob is bob-2)",
+                 ids.get("bob") == "bob" and ids.get("_bob") == "bob-2",
+                 str(ids))
+        with open(os.path.join(out, "gradebook.csv"), newline="") as f:
+            table = list(csv.reader(f))
+        cells = [c for row in table[1:] for c in row]
+        risky = [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t",
+                                               "\r")]
+        t.record("newcomer: gradebook.csv: no cell begins with = + - @ "
+                 "(formulas neutralised with ')",
+                 not risky and "'=HYPERLINK(1)" in cells
+                 and "'@SUM(1)" in cells and "'-1" in cells, str(risky))
+        try:
+            text = open(os.path.join(out, "junit.xml"), encoding="utf-8"
+                        ).read()
+            root = ET.fromstring(text)
+            ok = "\uffff" not in text and "\x01" not in text and any(
+                "bad" in (f.get("message") or "")
+                for f in root.iter("failure"))
+            detail = text[:300]
+        except (OSError, ET.ParseError, ValueError) as err:
+            ok, detail = False, str(err)
+        t.record("newcomer: junit.xml parses with U+FFFF and a control "
+                 "character in a compile error (they are removed)", ok,
+                 detail)
+
+
+def _as_user():
+    """(uid, gid) of a user that is not root, to run a read-only checkout
+    as: this user when not root, else a `cudalab-ro` account made here
+    (None and why, when neither is possible)."""
+    if os.geteuid() != 0:
+        return (os.getuid(), os.getgid()), None
+    import pwd
+    try:
+        pw = pwd.getpwnam("cudalab-ro")
+    except KeyError:
+        if not shutil.which("useradd"):
+            return None, "running as root and there is no useradd"
+        rc = subprocess.call(["useradd", "--system", "--no-create-home",
+                              "--shell", "/usr/sbin/nologin", "cudalab-ro"],
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        if rc != 0:
+            return None, "useradd cudalab-ro failed (exit %d)" % rc
+        pw = pwd.getpwnam("cudalab-ro")
+    return (pw.pw_uid, pw.pw_gid), None
+
+
+def _copy_checkout(dest, with_programs):
+    """The checkout's files (tracked and new, not ignored) in dest, and its
+    built programs when with_programs (a pre-built install)."""
+    names = subprocess.run(["git", "-C", hu.ROOT, "ls-files", "--cached",
+                            "--others", "--exclude-standard", "-z"],
+                           stdout=subprocess.PIPE).stdout.split(b"\0")
+    for name in names:
+        name = name.decode()
+        src = os.path.join(hu.ROOT, name)
+        if not name or not os.path.isfile(src):
+            continue
+        os.makedirs(os.path.dirname(os.path.join(dest, name)), exist_ok=True)
+        shutil.copy2(src, os.path.join(dest, name))
+    if with_programs:
+        os.makedirs(os.path.join(dest, "build"))
+        for prog in ("cudalab-grader", "cudalab-ui", "devprobe"):
+            shutil.copy(os.path.join(hu.ROOT, "build", prog),
+                        os.path.join(dest, "build", prog))
+
+
+def read_only_install(t):
+    """A checkout nobody may write (chmod -R a-w), run by a user who is not
+    root: build outputs and progress go to a per-user folder, said once;
+    `--src ~/mywork` works on a pre-built tree and on one never built."""
+    who, why = _as_user()
+    if who is None:
+        t.skip("newcomer: a read-only checkout", why)
+        return
+    uid, gid = who
+    tmp = tempfile.mkdtemp(prefix="cudalab-ro-")
+    os.chmod(tmp, 0o755)
+    try:
+        home = os.path.join(tmp, "home")
+        work = os.path.join(home, "mywork")
+        os.makedirs(work)
+        for k in (1, 2):
+            shutil.copy(os.path.join(hu.ROOT, "labs", "saxpy",
+                                     "saxpy_v%d.cu" % k), work)
+        for dirpath, _, files in os.walk(home):
+            os.chown(dirpath, uid, gid)
+            for f in files:
+                os.chown(os.path.join(dirpath, f), uid, gid)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("CUDALAB_STATE", "CUDALAB_BUILD",
+                            "XDG_CACHE_HOME", "CUDALAB_COMMIT")}
+        env.update(NO_GPU, HOME=home)
+        # the other user cannot reach root's own Python or tools (a pyenv
+        # under /root): the system's, and PATH without what it cannot read
+        python = sys.executable
+        if uid != os.getuid():
+            python = "/usr/bin/python3"
+            if not os.path.exists(python):
+                t.skip("newcomer: a read-only checkout", "no /usr/bin/python3"
+                       " for the user cudalab-ro")
+                return
+            env["PATH"] = ":".join(d for d in env.get("PATH", "").split(":")
+                                   if not d.startswith("/root"))
+        for prebuilt in (True, False):
+            tree = os.path.join(tmp, "pre" if prebuilt else "src", "cudalab")
+            _copy_checkout(tree, prebuilt)
+            subprocess.call(["chmod", "-R", "a-w,a+rX", tree])
+            what = "pre-built" if prebuilt else "never built"
+
+            def run_py(*args):
+                p = subprocess.run([python, os.path.join(tree,
+                                                                 "run.py")]
+                                   + list(args), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True,
+                                   env=env, user=uid, group=gid,
+                                   extra_groups=[], cwd=home, timeout=900)
+                return p.returncode, p.stdout, p.stderr
+            rc, out, err = run_py("test", "saxpy", "--src", work, "--step",
+                                  "1", "--plain")
+            caches = glob_cache(home)
+            t.record("newcomer: a read-only %s checkout as a user: `test "
+                     "saxpy --src ~/mywork` grades (exit 3 without a GPU), "
+                     "says once where outputs go" % what,
+                     rc == 3 and "NOT GRADED" in out
+                     and err.count("is not writable for you") == 1
+                     and "cannot create" not in err + out
+                     and "problem with cudalab itself" not in err
+                     and len(caches) == 1,
+                     "rc=%d\n%s\n%s\ncaches %s" % (rc, out[-1200:],
+                                                   err[-1500:], caches))
+            rc, out, err = run_py("test", "saxpy", "--src", work, "--step",
+                                  "2", "--plain")
+            state = [os.path.join(c, "state") for c in caches]
+            t.record("newcomer: a read-only %s checkout: the second run does "
+                     "not repeat the notice; steps and progress are in the "
+                     "per-user folder" % what,
+                     rc == 3 and "not writable" not in err and state
+                     and os.path.isdir(os.path.join(state[0], "runs"))
+                     and os.path.isdir(os.path.join(caches[0], "steps")),
+                     "rc=%d %s\n%s" % (rc, err[-800:], caches))
+            shutil.rmtree(os.path.join(home, ".cache"), ignore_errors=True)
+    finally:
+        subprocess.call(["chmod", "-R", "u+w", tmp])
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def glob_cache(home):
+    base = os.path.join(home, ".cache", "cudalab")
+    return sorted(os.path.join(base, d) for d in os.listdir(base)) \
+        if os.path.isdir(base) else []
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
@@ -336,5 +651,8 @@ def run(t):
         times_in_c_locale(t)
         slurm_script(t)
         grade_without_gpu(t, state)
+        long_name_memory(t)
+        hostile_intake(t, state)
+        read_only_install(t)
     finally:
         shutil.rmtree(state, ignore_errors=True)

@@ -15,7 +15,22 @@ Every oddity becomes a note on the student's gradebook row, never a crash:
 entries escaping their folder (../, absolute paths), links and devices,
 files over FILE_LIMIT, archives whose contents exceed TOTAL_LIMIT (bombs),
 unreadable archives, near-miss names (saxpy-v1.cu for saxpy_v1.cu),
-duplicates, empty submissions.
+duplicates, empty submissions; encrypted zip entries, compression methods
+zipfile cannot read (e.g. 99, AES), corrupt data; tar headers that would
+cost memory (a GNU long name or pax header over NAME_LIMIT / PAX_LIMIT is
+refused before it is read); names that are not UTF-8 (shown with U+FFFD).
+Anything else an entry raises is caught per entry: one bad submission is a
+note on its row, never the end of the class's intake.
+
+Capped: an archive's size on disk (TOTAL_LIMIT), entries (MAX_ENTRIES),
+each note (NOTE_LIMIT characters, control characters removed) and the notes
+of one row (MAX_NOTES), the number of submissions (MAX_SUBMISSIONS).
+
+Ids: each entry's id is its name made folder-safe (student_id). They are
+unique and never stolen: an entry whose name already is its id (`bob`)
+gets it before any entry that only maps to it (`_bob`, `bob!`), which gets
+`bob-2` (the next free number); otherwise in name order. So the result
+does not depend on the order the folder lists its entries.
 """
 import json
 import os
@@ -28,17 +43,70 @@ import zipfile
 FILE_LIMIT = 1 << 20        # a kernel file is a few KiB
 TOTAL_LIMIT = 256 << 20     # uncompressed contents of one submission
 MAX_ENTRIES = 10000
+NAME_LIMIT = 4096           # a GNU long name/link (PATH_MAX)
+PAX_LIMIT = 64 << 10        # a pax extended header
+NOTE_LIMIT = 300            # characters of one note
+MAX_NOTES = 20              # notes kept per student
+MAX_SUBMISSIONS = 5000
+
+
+def shown(text, limit=120):
+    """A name from a submission as a note may quote it: valid UTF-8 (bytes
+    that were not become U+FFFD), no control characters, capped."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    else:
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8",
+                                                              "replace")
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+class CappedTarInfo(tarfile.TarInfo):
+    """A tar header whose extension blocks (GNU long name/link, pax) are
+    checked against NAME_LIMIT / PAX_LIMIT before tarfile reads them: a
+    64 KiB .tar.gz can otherwise claim a 300 MB name."""
+
+    def _proc_member(self, tarfile_):
+        if (self.type in (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
+                and self.size > NAME_LIMIT):
+            raise ValueError("holds a GNU long name of %d bytes (over the "
+                             "%d-byte limit)" % (self.size, NAME_LIMIT))
+        if (self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE,
+                          tarfile.SOLARIS_XHDTYPE)
+                and self.size > PAX_LIMIT):
+            raise ValueError("holds a pax header of %d bytes (over the "
+                             "%d-byte limit)" % (self.size, PAX_LIMIT))
+        return super()._proc_member(tarfile_)
+
+
+def entry_name(entry):
+    """The entry's name without its archive extension."""
+    for ext in (".tar.gz", ".tgz", ".tar", ".zip"):
+        if entry.lower().endswith(ext):
+            return entry[: -len(ext)]
+    return entry
 
 
 def student_id(entry):
     """A folder-safe id from the entry's name, extension dropped."""
-    name = entry
-    for ext in (".tar.gz", ".tgz", ".zip"):
-        if name.lower().endswith(ext):
-            name = name[: -len(ext)]
-            break
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "student"
-    return safe[:80]
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", entry_name(entry)).strip("._")
+    return (safe or "student")[:80]
+
+
+def assign_ids(entries):
+    """{entry: unique id}: exact names first (see the module's notes)."""
+    ids, taken = {}, set()
+    exact = [e for e in entries if entry_name(e) == student_id(e)]
+    for entry in sorted(exact) + sorted(set(entries) - set(exact)):
+        base = sid = student_id(entry)
+        k = 2
+        while sid in taken:
+            sid = "%s-%d" % (base[:74], k)
+            k += 1
+        taken.add(sid)
+        ids[entry] = sid
+    return ids
 
 
 def normalise(name):
@@ -70,6 +138,27 @@ def _capped(f, limit):
     return data
 
 
+def _zip_problem(info):
+    """Why a zip entry cannot be read, before trying (None: it can)."""
+    if info.flag_bits & 0x1:
+        return ("it is encrypted (a password-protected zip): submit it "
+                "without a password")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED,
+                                  zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+        return ("it uses compression method %d%s, which cannot be read: "
+                "zip it with the usual method (deflate)"
+                % (info.compress_type, " (AES encryption)"
+                   if info.compress_type == 99 else ""))
+    return None
+
+
+def _zip_read(z, info):
+    problem = _zip_problem(info)
+    if problem:
+        raise ValueError(problem)
+    return _capped(z.open(info), FILE_LIMIT)
+
+
 def _zip_members(path, notes):
     z = zipfile.ZipFile(path)
     out = []
@@ -85,19 +174,20 @@ def _zip_members(path, notes):
             continue
         safe = _safe_path(info.filename)
         if safe is None:
-            notes.append("ignored %r: it points outside the submission"
-                         % info.filename)
+            notes.append("ignored '%s': it points outside the submission"
+                         % shown(info.filename))
             continue
         if stat.S_ISLNK(mode):
-            notes.append("ignored %r: a symbolic link" % info.filename)
+            notes.append("ignored '%s': a symbolic link"
+                         % shown(info.filename))
             continue
         out.append(Member(safe, info.file_size,
-                          lambda i=info: _capped(z.open(i), FILE_LIMIT)))
+                          lambda i=info: _zip_read(z, i)))
     return out
 
 
 def _tar_members(path, notes):
-    t = tarfile.open(path, "r:*")
+    t = tarfile.open(path, "r:*", tarinfo=CappedTarInfo)
     out, total = [], 0
     for k, m in enumerate(t):
         if k >= MAX_ENTRIES:
@@ -106,14 +196,14 @@ def _tar_members(path, notes):
             continue
         safe = _safe_path(m.name)
         if safe is None:
-            notes.append("ignored %r: it points outside the submission"
-                         % m.name)
+            notes.append("ignored '%s': it points outside the submission"
+                         % shown(m.name))
             continue
         if m.issym() or m.islnk():
-            notes.append("ignored %r: a link" % m.name)
+            notes.append("ignored '%s': a link" % shown(m.name))
             continue
         if not m.isfile():
-            notes.append("ignored %r: not a regular file" % m.name)
+            notes.append("ignored '%s': not a regular file" % shown(m.name))
             continue
         total += m.size
         if total > TOTAL_LIMIT:
@@ -130,18 +220,18 @@ def _folder_members(path, notes):
     for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
         for d in list(dirnames):
             if os.path.islink(os.path.join(dirpath, d)):
-                notes.append("ignored %r: a symbolic link" %
-                             os.path.relpath(os.path.join(dirpath, d), path))
+                notes.append("ignored '%s': a symbolic link" % shown(
+                    os.path.relpath(os.path.join(dirpath, d), path)))
                 dirnames.remove(d)
         for f in filenames:
             full = os.path.join(dirpath, f)
             rel = os.path.relpath(full, path)
             st = os.lstat(full)
             if stat.S_ISLNK(st.st_mode):
-                notes.append("ignored %r: a symbolic link" % rel)
+                notes.append("ignored '%s': a symbolic link" % shown(rel))
                 continue
             if not stat.S_ISREG(st.st_mode):
-                notes.append("ignored %r: not a regular file" % rel)
+                notes.append("ignored '%s': not a regular file" % shown(rel))
                 continue
 
             def read(full=full):
@@ -160,13 +250,92 @@ def members(path, notes):
     try:
         if os.path.isdir(path) and not os.path.islink(path):
             return _folder_members(path, notes)
+        if os.path.getsize(path) > TOTAL_LIMIT:
+            raise ValueError("is over %d MiB" % (TOTAL_LIMIT >> 20))
         if low.endswith(".zip"):
             return _zip_members(path, notes)
         if low.endswith((".tar.gz", ".tgz", ".tar")):
             return _tar_members(path, notes)
-    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as e:
-        raise ValueError("cannot be read: %s" % e)
+    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError,
+            UnicodeError, NotImplementedError, RuntimeError) as e:
+        raise ValueError("cannot be read: %s" % shown(str(e), 200))
     raise ValueError("is not a folder, a .zip or a .tar.gz")
+
+
+def _stage(path, entry, sid, rec, wanted, labs, work):
+    """Take one entry's lab files into work/SID/LAB; every problem is a
+    note in rec. Raises only for what the caller turns into one note."""
+    notes = rec["notes"]
+    near = {normalise(f): f for f in wanted}
+    try:
+        files = members(path, notes)
+    except ValueError as e:
+        notes.append("%s %s: not graded" % (shown(entry), e))
+        return
+    taken, extra = {}, []
+    for m in files:
+        name = m.path.rsplit("/", 1)[-1]
+        if name in wanted:
+            lab = wanted[name]
+            prev = taken.get(name)
+            # prefer labs/LAB/NAME over a copy elsewhere
+            if prev is None or ("labs/%s/" % lab) in ("/" + m.path):
+                if prev is not None:
+                    notes.append("two files called %s: took %s"
+                                 % (name, shown(m.path)))
+                taken[name] = m
+            else:
+                notes.append("two files called %s: took %s"
+                             % (name, shown(prev.path)))
+        elif normalise(name) in near:
+            notes.append("%s looks like %s: rename it (not graded "
+                         "under the wrong name)"
+                         % (shown(m.path), near[normalise(name)]))
+        else:
+            extra.append(m.path)
+    if extra:
+        notes.append("%d other file(s) ignored (e.g. %s)"
+                     % (len(extra), shown(extra[0])))
+    for name, m in sorted(taken.items()):
+        lab = wanted[name]
+        if m.size > FILE_LIMIT:
+            notes.append("%s is %d bytes, over the %d-byte limit for a "
+                         "kernel file: not graded"
+                         % (shown(m.path), m.size, FILE_LIMIT))
+            continue
+        try:
+            data = m.read()
+        except Exception as e:  # zlib, CRC, NotImplementedError...: a note
+            notes.append("%s cannot be read (%s): not graded"
+                         % (shown(m.path), shown(str(e) or type(e).__name__,
+                                                 200)))
+            continue
+        dest = os.path.join(work, sid, lab)
+        os.makedirs(dest, exist_ok=True)
+        with open(os.path.join(dest, name), "wb") as fh:
+            fh.write(data)
+        rec["labs"].setdefault(lab, {"files": [], "missing": []})
+        rec["labs"][lab]["files"].append(name)
+    for lab, files_of_lab in labs.items():
+        got = rec["labs"].get(lab)
+        if got:
+            got["missing"] = [f for f in files_of_lab
+                              if f not in got["files"]]
+            if got["missing"]:
+                notes.append("%s: missing %s" %
+                             (lab, ", ".join(got["missing"])))
+    if not rec["labs"]:
+        notes.append("no lab files found (looked for %s)"
+                     % ", ".join(sorted(wanted)[:6]) +
+                     (", ..." if len(wanted) > 6 else ""))
+
+
+def _capped_notes(notes):
+    notes = [shown(n, NOTE_LIMIT) for n in notes]
+    if len(notes) > MAX_NOTES:
+        notes = notes[:MAX_NOTES - 1] + ["... and %d more note(s)"
+                                         % (len(notes) - MAX_NOTES + 1)]
+    return notes
 
 
 def intake(submissions, labs, out_dir):
@@ -176,82 +345,33 @@ def intake(submissions, labs, out_dir):
     for lab, files in labs.items():
         for f in files:
             wanted[f] = lab
-    near = {normalise(f): f for f in wanted}
     work = os.path.join(out_dir, "work")
-    students, seen_ids = [], set()
-    for entry in sorted(os.listdir(submissions)):
-        if entry.startswith("."):
-            continue
-        sid = student_id(entry)
-        base, k = sid, 2
-        while sid in seen_ids:
-            sid = "%s-%d" % (base, k)
-            k += 1
-        seen_ids.add(sid)
-        rec = {"student": sid, "source": entry, "notes": [], "labs": {}}
+    entries = sorted(e for e in os.listdir(submissions)
+                     if not e.startswith("."))
+    dropped = entries[MAX_SUBMISSIONS:]
+    entries = entries[:MAX_SUBMISSIONS]
+    ids = assign_ids(entries)
+    students = []
+    for entry in entries:
+        sid = ids[entry]
+        rec = {"student": sid, "source": shown(entry, 200), "notes": [],
+               "labs": {}}
         students.append(rec)
-        notes = rec["notes"]
         try:
-            files = members(os.path.join(submissions, entry), notes)
-        except ValueError as e:
-            notes.append("%s %s: not graded" % (entry, e))
-            continue
-        taken, extra = {}, []
-        for m in files:
-            name = m.path.rsplit("/", 1)[-1]
-            if name in wanted:
-                lab = wanted[name]
-                prev = taken.get(name)
-                # prefer labs/LAB/NAME over a copy elsewhere
-                if prev is None or ("labs/%s/" % lab) in ("/" + m.path):
-                    if prev is not None:
-                        notes.append("two files called %s: took %s"
-                                     % (name, m.path))
-                    taken[name] = m
-                else:
-                    notes.append("two files called %s: took %s"
-                                 % (name, prev.path))
-            elif normalise(name) in near:
-                notes.append("%s looks like %s: rename it (not graded "
-                             "under the wrong name)"
-                             % (m.path, near[normalise(name)]))
-            else:
-                extra.append(m.path)
-        if extra:
-            notes.append("%d other file(s) ignored (e.g. %s)"
-                         % (len(extra), extra[0]))
-        for name, m in sorted(taken.items()):
-            lab = wanted[name]
-            if m.size > FILE_LIMIT:
-                notes.append("%s is %d bytes, over the %d-byte limit for a "
-                             "kernel file: not graded"
-                             % (m.path, m.size, FILE_LIMIT))
-                continue
-            try:
-                data = m.read()
-            except (ValueError, OSError, zipfile.BadZipFile,
-                    tarfile.TarError, EOFError) as e:
-                notes.append("%s cannot be read (%s): not graded"
-                             % (m.path, e))
-                continue
-            dest = os.path.join(work, sid, lab)
-            os.makedirs(dest, exist_ok=True)
-            with open(os.path.join(dest, name), "wb") as fh:
-                fh.write(data)
-            rec["labs"].setdefault(lab, {"files": [], "missing": []})
-            rec["labs"][lab]["files"].append(name)
-        for lab, files_of_lab in labs.items():
-            got = rec["labs"].get(lab)
-            if got:
-                got["missing"] = [f for f in files_of_lab
-                                  if f not in got["files"]]
-                if got["missing"]:
-                    notes.append("%s: missing %s" %
-                                 (lab, ", ".join(got["missing"])))
-        if not rec["labs"]:
-            notes.append("no lab files found (looked for %s)"
-                         % ", ".join(sorted(wanted)[:6]) +
-                         (", ..." if len(wanted) > 6 else ""))
+            _stage(os.path.join(submissions, entry), entry, sid, rec,
+                   wanted, labs, work)
+        except Exception as e:  # never the end of the class's intake
+            rec["labs"] = {}
+            shutil.rmtree(os.path.join(work, sid), ignore_errors=True)
+            rec["notes"].append("%s could not be taken in (%s: %s): not "
+                                "graded" % (shown(entry), type(e).__name__,
+                                            shown(str(e), 200)))
+        rec["notes"] = _capped_notes(rec["notes"])
+    if dropped:
+        students[-1]["notes"].append(
+            "over %d submissions: %d entries after this one were not taken "
+            "in (e.g. %s)" % (MAX_SUBMISSIONS, len(dropped),
+                              shown(dropped[0])))
     record = {"submissions": os.path.abspath(submissions),
               "labs": labs, "students": students}
     os.makedirs(out_dir, exist_ok=True)
