@@ -21,7 +21,7 @@ NVCCFLAGS := -arch=$(CUDA_ARCH) -std=c++17 -O3 -Icommon \
              -Xcompiler=-Wall,-Wextra,-Werror,-Wno-format-truncation
 WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
 
-COMMON_SRC := common/advice.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
+COMMON_SRC := common/advice.c common/capability.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
               common/strbuf.c
 GRADER_SRC := grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
