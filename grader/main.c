@@ -7,6 +7,7 @@
  */
 #include "event.h"
 #include "batch.h"
+#include "capability.h"
 #include "device.h"
 #include "explain.h"
 #include "gradebook.h"
@@ -55,8 +56,11 @@ static const char usage[] =
 	"  --verbose       also show passing checks and compiler warnings\n"
 	"\n"
 	"environment: CUDALAB_STATE (state folder, default ROOT/.cudalab),\n"
-	"CUDALAB_ARCH (arch without a GPU, default sm_90), CUDALAB_NO_DEVICE=1\n"
-	"(behave as on a machine without a GPU).\n"
+	"CUDALAB_ARCH (arch without a GPU, default sm_90: steps that arch\n"
+	"cannot take are NOT GRADED with the reason), CUDALAB_NO_DEVICE=1\n"
+	"(behave as on a machine without a GPU), CUDALAB_DEVICE_FACTS=FILE (for\n"
+	"the project's tests: take the device facts from FILE, a JSON object\n"
+	"like `device --json` prints, instead of asking the GPU).\n"
 	"\n"
 	"exit status: 0 pass, 1 fail, 2 usage, 3 not graded, 4 grader error\n";
 
@@ -319,6 +323,11 @@ int main(int argc, char **argv)
 			       .bench = !strcmp(cmd, "bench")};
 	const char *arch = getenv("CUDALAB_ARCH");
 	o.arch_fallback = arch && *arch ? arch : "sm_90";
+	if (cc_from_arch(o.arch_fallback) < 0 || strncmp(o.arch_fallback, "sm_", 3))
+		return usage_error("CUDALAB_ARCH must name a GPU arch like "
+				   "sm_75 or sm_120, not \"%s\"", o.arch_fallback);
+	const char *facts = getenv("CUDALAB_DEVICE_FACTS");
+	o.device_facts = facts && *facts ? facts : NULL;
 	const char *nodev = getenv("CUDALAB_NO_DEVICE");
 	o.pretend_no_device = nodev && *nodev && strcmp(nodev, "0");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
