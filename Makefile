@@ -11,13 +11,18 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-format-truncation \
            -Icommon -Igrader -MMD -MP
 LDLIBS  := -ljansson -lm -lpthread
-# The GPU of this machine (sm_90 where there is none, e.g. in CI).
-CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
+# devprobe's arch: the GPU of this machine when this nvcc builds for it, else
+# sm_90 (no GPU, e.g. in CI; or a GPU this nvcc cannot build for, which
+# devprobe still describes: its facts need no kernel, and the grader then
+# says NOT GRADED with the toolkit's limit). PTX for compute_75 rides along,
+# so a build/ carried to another GPU still runs its copy kernel. Step
+# programs get their arch from the grader (the device's, or CUDALAB_ARCH).
+NVCC_ARCHS := $(shell $(NVCC) --list-gpu-code 2>/dev/null)
+GPU_ARCH   := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
                | head -n1 | tr -d '. ' | sed -n 's/^\([0-9][0-9]*\)$$/sm_\1/p')
-ifeq ($(CUDA_ARCH),)
-CUDA_ARCH := sm_90
-endif
-NVCCFLAGS := -arch=$(CUDA_ARCH) -std=c++17 -O3 -Icommon \
+CUDA_ARCH  ?= $(or $(filter $(GPU_ARCH),$(NVCC_ARCHS)),sm_90)
+NVCCFLAGS := -gencode arch=compute_$(CUDA_ARCH:sm_%=%),code=$(CUDA_ARCH) \
+             -gencode arch=compute_75,code=compute_75 -std=c++17 -O3 -Icommon \
              -Xcompiler=-Wall,-Wextra,-Werror,-Wno-format-truncation
 WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
 
@@ -52,7 +57,7 @@ build/cudalab-grader: build/grader/main.o $(GRADER_OBJ) $(COMMON_OBJ)
 build/cudalab-ui: build/ui/main.o $(UI_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lncursesw $(LDLIBS)
 
-build/devprobe: common/devprobe.cu common/harness.cu common/harness.h \
+build/devprobe: common/devprobe.cu common/harness.cu common/harness.h common/timed_size.h \
                 common/cudalab.h common/event.h common/stats.h \
                 build/common/stats.o build/common/event.o
 	$(NVCC) $(NVCCFLAGS) -o $@ common/devprobe.cu common/harness.cu \

@@ -70,7 +70,8 @@
  *             the step rebuilt with -DDEFINE=value and timed at the timed
  *             size; ok=false when that build or run failed, with why)
  *  todo       step file line   (the step still calls CUDALAB_TODO())
- *  error      step? kind("cuda"|"harness"|"usage") message
+ *  error      step? kind("cuda"|"harness"|"usage"|"gpu_memory": no room
+ *             for a timed case 8x the L2, NOT GRADED) message
  *  harness_end step ok      (the harness reached its end; absent => it died)
  *  check      step id metric status("pass"|"fail"|"not_measured")
  *             measured? required op(">="|"<=") unit message

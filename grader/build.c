@@ -131,7 +131,7 @@ static void hash_harness(struct content_hash *h, const struct build_env *env,
 {
 	static const char *const common[] = {
 		"cudalab.h", "harness.h", "harness.cu", "stats.h",
-		"stats.c",   "event.h",   "event.c",	NULL};
+		"stats.c",   "event.h",   "event.c",	"timed_size.h", NULL};
 	char path[PATH_MAX];
 	hash_str(h, env->nvcc_version);
 	hash_str(h, env->arch);
