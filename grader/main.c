@@ -229,12 +229,25 @@ static int cmd_list(const char *root, const char *state, int as_json)
 			json_t *se = json_object_get(steps, labs[i].steps[k].id);
 			const char *v = json_string_value(json_object_get(se, "verdict"));
 			passed += v && !strcmp(v, "pass");
-			json_array_append_new(
-				st, json_pack("{s:s, s:s, s:s, s:s}", "id",
-					      labs[i].steps[k].id, "title",
-					      labs[i].steps[k].title, "file",
-					      labs[i].steps[k].file, "verdict",
-					      v ? v : "not run"));
+			json_t *entry = json_pack(
+				"{s:s, s:s, s:s, s:s}", "id", labs[i].steps[k].id,
+				"title", labs[i].steps[k].title, "file",
+				labs[i].steps[k].file, "verdict",
+				v ? v : "not run");
+			if (labs[i].steps[k].needs) {
+				/* what the GPU must have (capability.h) */
+				json_t *needs = json_array();
+				for (char **nm = labs[i].steps[k].needs; *nm; nm++)
+					json_array_append_new(needs,
+							      json_string(*nm));
+				char cc_s[16];
+				cc_format(labs[i].steps[k].needs_cc, cc_s,
+					  sizeof(cc_s));
+				json_object_set_new(entry, "needs", needs);
+				json_object_set_new(entry, "needs_cc",
+						    json_string(cc_s));
+			}
+			json_array_append_new(st, entry);
 		}
 		json_decref(res);
 		json_array_append_new(

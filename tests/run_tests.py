@@ -4,6 +4,8 @@
 Suites, each a story of one feature:
   unit  build/tests/test_* (C unit tests of common/ and grader/), TAP lines
   cli   tests/test_cli.py: run.py and the grader's command line, CPU only
+  arch  tests/test_arch.py: every lab builds for sm_75 ... sm_120, and what
+        a step needs is real (CUDALAB_ARCH_MATRIX=full: every file)
   ui    tests/test_ui.py: the dashboard under tmux (recorded streams)
   gpu   tests/test_gpu.py: the SAXPY lab on a real device (skipped, and
         counted as skipped, when no CUDA device answers)
@@ -64,6 +66,8 @@ def main(argv):
     unit_suite(t)
     import test_cli
     test_cli.run(t)
+    import test_arch
+    test_arch.run(t)
     import test_ui
     test_ui.run(t)
     import test_gpu
