@@ -163,6 +163,12 @@ def arch_targets(t, state):
              rc == 0 and st and st[-1] in ("ok", "cached"),
              "rc=%d %s\n%s" % (rc, st, err[-800:]))
 
+    rc, out, err = hu.run(RUN + ["explain", "prefetch", "--step", "v6",
+                                 "--src", sol], env=env)
+    t.record("cli: CUDALAB_ARCH=sm_75 run.py explain prefetch v6 says why "
+             "it was not built",
+             rc == 0 and "not built: needs compute capability 8.0 "
+             "(cp.async)" in out, "rc=%d\n%s\n%s" % (rc, out[-800:], err))
     rc, out, err = hu.run([hu.GRADER, "--root", hu.ROOT, "test", "saxpy"],
                           env=dict(env, CUDALAB_ARCH="turing"))
     t.record("cli: a CUDALAB_ARCH that is not an arch is a usage error "
