@@ -14,17 +14,22 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-format-truncation \
            -Icommon -Igrader -MMD -MP
 LDLIBS  := -ljansson -lm -lpthread -ldl
-# The GPU of this machine (sm_90 where there is none, e.g. in CI).
-CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
+# devprobe's arch: the GPU of this machine when this nvcc builds for it, else
+# sm_90 (no GPU, e.g. in CI; or a GPU this nvcc cannot build for, which
+# devprobe still describes: its facts need no kernel, and the grader then
+# says NOT GRADED with the toolkit's limit). PTX for compute_75 rides along,
+# so a build/ carried to another GPU still runs its copy kernel. Step
+# programs get their arch from the grader (the device's, or CUDALAB_ARCH).
+NVCC_ARCHS := $(shell $(NVCC) --list-gpu-code 2>/dev/null)
+GPU_ARCH   := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
                | head -n1 | tr -d '. ' | sed -n 's/^\([0-9][0-9]*\)$$/sm_\1/p')
-ifeq ($(CUDA_ARCH),)
-CUDA_ARCH := sm_90
-endif
-NVCCFLAGS := -arch=$(CUDA_ARCH) -std=c++17 -O3 -Icommon \
+CUDA_ARCH  ?= $(or $(filter $(GPU_ARCH),$(NVCC_ARCHS)),sm_90)
+NVCCFLAGS := -gencode arch=compute_$(CUDA_ARCH:sm_%=%),code=$(CUDA_ARCH) \
+             -gencode arch=compute_75,code=compute_75 -std=c++17 -O3 -Icommon \
              -Xcompiler=-Wall,-Wextra,-Werror,-Wno-format-truncation
 WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
 
-COMMON_SRC := common/gpulock.c common/gpustate.c common/advice.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
+COMMON_SRC := common/gpulock.c common/gpustate.c common/advice.c common/capability.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
               common/strbuf.c
 GRADER_SRC := grader/paths.c grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
@@ -57,7 +62,7 @@ $(BUILD)/cudalab-ui: $(BUILD)/ui/main.o $(UI_OBJ) $(COMMON_OBJ)
 
 RUNTIME_OBJ := $(BUILD)/common/stats.o $(BUILD)/common/event.o \
                $(BUILD)/common/gpulock.o $(BUILD)/common/gpustate.o
-$(BUILD)/devprobe: common/devprobe.cu common/harness.cu common/harness.h \
+$(BUILD)/devprobe: common/devprobe.cu common/harness.cu common/harness.h common/timed_size.h \
                 common/cudalab.h common/event.h common/stats.h \
                 common/gpulock.h common/gpustate.h $(RUNTIME_OBJ)
 	$(NVCC) $(NVCCFLAGS) -o $@ common/devprobe.cu common/harness.cu \

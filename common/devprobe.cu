@@ -172,7 +172,8 @@ int main(int argc, char **argv)
 
 	if (measure) {
 		// Same sizing rule as the labs: 8 bytes moved per 4-byte element.
-		size_t n = hx_timed_elements(2 * sizeof(float));
+		size_t n = hx_timed_elements(HX_TIMED_MIN, 2 * sizeof(float),
+					     2 * sizeof(float));
 		struct copy_job job = {NULL, NULL, n * sizeof(float), 0};
 		HX_CHECK(cudaMalloc(&job.src, job.bytes));
 		HX_CHECK(cudaMalloc(&job.dst, job.bytes));

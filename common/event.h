@@ -16,7 +16,9 @@
  * ends in _us; bandwidths are GB/s (10^9 bytes/s); percentages are 0..100+.
  *
  *  run_begin  schema(1) lab mode("test"|"bench") started(ISO-8601 UTC)
- *             steps:[{id title file hint checks:[{metric op bound}]}]
+ *             steps:[{id title file hint checks:[{metric op bound}]
+ *             needs?:[capability names] needs_cc?("8.0": the compute
+ *             capability they take, capability.h)}]
  *             source(dir the student files came from)
  *             commit(of the cudalab tree, from CUDALAB_COMMIT; "unknown")
  *  device     available(bool) reason?  name? cc? sm_count? l2_bytes?
@@ -30,7 +32,10 @@
  *  sandbox    on(bool) reason?   (grading untrusted code: whether step
  *             programs run under bubblewrap, grader/sandbox.h)
  *  step_begin step title file
- *  compile    step status("started"|"cached"|"ok"|"failed") seconds?
+ *  compile    step status("started"|"cached"|"ok"|"failed"|"skipped")
+ *             reason?(skipped: the target GPU cannot take the step, e.g.
+ *             "needs compute capability 8.0 (cp.async); this GPU is 7.5";
+ *             its step_end is NOT GRADED with the same words) seconds?
  *             diagnostics?:[{file line column severity message}] output?
  *             exe?(the step program, when built)
  *  lint       step file count problems:[{line message}]   (the student's
@@ -92,7 +97,8 @@
  *             the step rebuilt with -DDEFINE=value and timed at the timed
  *             size; ok=false when that build or run failed, with why)
  *  todo       step file line   (the step still calls CUDALAB_TODO())
- *  error      step? kind("cuda"|"harness"|"usage") message
+ *  error      step? kind("cuda"|"harness"|"usage"|"gpu_memory": no room
+ *             for a timed case 8x the L2, NOT GRADED) message
  *  harness_end step ok      (the harness reached its end; absent => it died)
  *             seconds? init_s?(to a CUDA context, the lock included)
  *             timing_s?(in hx_time_calls, its lock waits included)
@@ -124,7 +130,8 @@
  *
  * Step verdicts: "pass", "fail" (ran, but a case or a check failed),
  * "compile_error", "crash" (CUDA error, signal, or exit before harness_end),
- * "timeout", "not_implemented" (starter stub), "not_graded" (no CUDA device),
+ * "timeout", "not_implemented" (starter stub), "not_graded" (no CUDA device,
+ * or a GPU below what the step needs, or one this nvcc cannot build for),
  * "rejected" (the file breaks the kernel-file rules: grader/lint.h).
  */
 #ifndef CUDALAB_EVENT_H

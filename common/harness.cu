@@ -3,9 +3,11 @@
 #include "event.h"
 #include "gpulock.h"
 #include "gpustate.h"
+#include "timed_size.h"
 
 #include <cxxabi.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1105,14 +1107,30 @@ void hx_timing_report_variant(const char *who, const char *name,
 	hx_emit(ev);
 }
 
-size_t hx_timed_elements(size_t bytes_per_element)
+size_t hx_timed_elements(size_t min_count, size_t moved, size_t held)
 {
-	size_t n = (size_t)1 << 25;
-	while ((double)n * bytes_per_element < 8.0 * H.prop.l2CacheSize)
-		n <<= 1;
 	size_t free_bytes = 0, total = 0;
 	HX_CHECK(cudaMemGetInfo(&free_bytes, &total));
-	while (n > 1024 && n * bytes_per_element > free_bytes / 2)
-		n >>= 1;
+	size_t l2 = (size_t)H.prop.l2CacheSize;
+	size_t n = timed_count(min_count, moved, held, l2, free_bytes);
+	if (n == 0) {
+		size_t need = timed_count(min_count, moved, held, l2, (size_t)-1);
+		hx_die("gpu_memory",
+		       "not enough free GPU memory to time this step: its timed "
+		       "case must move 8x the L2 (%.0f MiB) and so holds %.0f "
+		       "MiB, more than a quarter of the %.0f MiB free (other "
+		       "processes on this GPU?)",
+		       8.0 * l2 / 1048576.0, (double)need * held / 1048576.0,
+		       free_bytes / 1048576.0);
+	}
 	return n;
+}
+
+int hx_timed_side(size_t moved, size_t held)
+{
+	/* side * side >= count for the count's own rule, then whole tiles:
+	 * held a little above the count's keeps the memory bound true */
+	size_t n = hx_timed_elements(HX_TIMED_MIN, moved, held + held / 8);
+	int side = (int)ceil(sqrt((double)n));
+	return (side + 31) / 32 * 32;
 }

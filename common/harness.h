@@ -316,11 +316,21 @@ void hx_timing_report_variant(const char *who, const char *name,
 			      const struct hx_timing *t);
 
 /*
- * The element count for timing a streaming kernel that moves
- * bytes_per_element bytes per element: the smallest power of two >= 2^25 for
- * which the bytes moved exceed 8x the L2 (so every call streams from DRAM),
- * halved while the buffers would take more than half the free memory.
+ * The size of a lab's timed case on this GPU: timed_count() (timed_size.h,
+ * the one rule: >= 8x the L2 moved, <= a quarter of the free memory held)
+ * with this device's L2 and free memory. min_count: HX_TIMED_MIN for a
+ * streaming kernel's elements (a call long enough to time well); moved and
+ * held: bytes per element moved by a call and held in device buffers.
+ * When the free memory cannot hold 8x the L2 the run ends NOT GRADED
+ * (error kind "gpu_memory", naming both figures). A 2-D case takes a square
+ * of about the returned count (hx_timed_side).
  */
-size_t hx_timed_elements(size_t bytes_per_element);
+#define HX_TIMED_MIN ((size_t)1 << 25)
+size_t hx_timed_elements(size_t min_count, size_t moved, size_t held);
+
+/* The side of a square timed case of elements moving `moved` and holding
+ * `held` bytes each: the rule above for side * side elements, with side a
+ * multiple of 32 (whole tiles; side * side >= the count). */
+int hx_timed_side(size_t moved, size_t held);
 
 #endif

@@ -1,5 +1,6 @@
 #include "manifest.h"
 #include "advice.h"
+#include "capability.h"
 #include "metric.h"
 
 #include <jansson.h>
@@ -104,11 +105,94 @@ static int load_check(struct loader *ld, json_t *obj, const char *where,
 	return 0;
 }
 
+static void free_names(char **names)
+{
+	for (char **n = names; n && *n; n++)
+		free(*n);
+	free(names);
+}
+
+/*
+ * "needs": ["cp.async", ...] at where: appended to *list (a NULL-terminated
+ * array that may already hold the lab's names); *cc is raised to the
+ * highest compute capability they take.
+ */
+static int load_needs(struct loader *ld, json_t *arr, const char *where,
+		      char ***list, int *cc)
+{
+	char field[256];
+	snprintf(field, sizeof(field), "%s%sneeds", where, *where ? "." : "");
+	size_t n = json_array_size(arr);
+	if (!json_is_array(arr) || n == 0 || n > 8)
+		return fail(ld, field, "must be an array of 1 to 8 capability "
+			    "names, e.g. [\"cp.async\"]");
+	size_t have = 0;
+	while (*list && (*list)[have])
+		have++;
+	char **grown = realloc(*list, (have + n + 1) * sizeof(char *));
+	if (!grown)
+		return fail(ld, field, "out of memory");
+	*list = grown;
+	grown[have] = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = json_string_value(json_array_get(arr, i));
+		const struct capability *c = capability_find(name);
+		if (!c) {
+			char known[512] = "", cc_s[16];
+			for (const struct capability *k = capability_table();
+			     k->name; k++) {
+				cc_format(k->cc, cc_s, sizeof(cc_s));
+				snprintf(known + strlen(known),
+					 sizeof(known) - strlen(known),
+					 "%s%s (%s)", *known ? ", " : "",
+					 k->name, cc_s);
+			}
+			if (!name)
+				return fail(ld, field, "entry %zu must be a "
+					    "capability name (known: %s)", i,
+					    known);
+			return fail(ld, field, "unknown capability \"%s\" "
+				    "(known: %s)", name, known);
+		}
+		for (size_t j = 0; j < have; j++)
+			if (!strcmp(grown[j], name))
+				return fail(ld, field, "names \"%s\" twice "
+					    "(or again after the lab's needs)",
+					    name);
+		grown[have] = strdup(name);
+		if (!grown[have])
+			return fail(ld, field, "out of memory");
+		grown[++have] = NULL;
+		if (c->cc > *cc)
+			*cc = c->cc;
+	}
+	return 0;
+}
+
+/* The lab's "needs" first, so a step's list and cc include them. */
+static int copy_needs(struct loader *ld, const char *where,
+		      char *const *lab_needs, int lab_cc, struct step_spec *s)
+{
+	size_t n = 0;
+	while (lab_needs && lab_needs[n])
+		n++;
+	s->needs_cc = lab_cc;
+	if (!n)
+		return 0;
+	s->needs = calloc(n + 1, sizeof(char *));
+	if (!s->needs)
+		return fail(ld, where, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!(s->needs[i] = strdup(lab_needs[i])))
+			return fail(ld, where, "out of memory");
+	return 0;
+}
+
 static int load_step(struct loader *ld, json_t *obj, const char *where,
-		     struct step_spec *s)
+		     char *const *lab_needs, int lab_cc, struct step_spec *s)
 {
 	static const char *const keys[] = {"id", "title", "file", "hint",
-					   "checks", NULL};
+					   "checks", "needs", NULL};
 	if (!json_is_object(obj))
 		return fail(ld, where, "must be an object");
 	if (only_keys(ld, obj, where, keys) ||
@@ -124,6 +208,11 @@ static int load_step(struct loader *ld, json_t *obj, const char *where,
 	size_t len = strlen(s->file);
 	if (len < 4 || strcmp(s->file + len - 3, ".cu") != 0)
 		return fail(ld, field, "\"%s\" must end in .cu", s->file);
+	if (copy_needs(ld, where, lab_needs, lab_cc, s))
+		return -1;
+	json_t *needs = json_object_get(obj, "needs");
+	if (needs && load_needs(ld, needs, where, &s->needs, &s->needs_cc))
+		return -1;
 
 	json_t *checks = json_object_get(obj, "checks");
 	snprintf(field, sizeof(field), "%s.checks", where);
@@ -301,7 +390,7 @@ static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 					   "interface", "harness", "steps",
 					   "vendor", "time_limit_s", "sanitize",
 					   "hidden_sizes", "sweep", "advice",
-					   NULL};
+					   "needs", NULL};
 	if (!json_is_object(root))
 		return fail(ld, "(top level)", "must be a JSON object");
 	if (only_keys(ld, root, "", keys) ||
@@ -346,6 +435,10 @@ static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 	if (sweep && load_sweep(ld, sweep, m))
 		return -1;
 
+	json_t *needs = json_object_get(root, "needs");
+	if (needs && load_needs(ld, needs, "", &m->needs, &m->needs_cc))
+		return -1;
+
 	json_t *steps = json_object_get(root, "steps");
 	if (!json_is_array(steps) || json_array_size(steps) == 0)
 		return fail(ld, "steps", "must be a non-empty array");
@@ -356,7 +449,8 @@ static int load_root(struct loader *ld, json_t *root, const char *lab_dir,
 	for (size_t i = 0; i < m->nsteps; i++) {
 		char where[64];
 		snprintf(where, sizeof(where), "steps[%zu]", i);
-		if (load_step(ld, json_array_get(steps, i), where, &m->steps[i]))
+		if (load_step(ld, json_array_get(steps, i), where, m->needs,
+			      m->needs_cc, &m->steps[i]))
 			return -1;
 		for (size_t j = 0; j < i; j++) {
 			if (strcmp(m->steps[j].id, m->steps[i].id) == 0)
@@ -408,12 +502,14 @@ void manifest_free(struct lab_manifest *m)
 			free(s->checks[j].why);
 		}
 		free(s->checks);
+		free_names(s->needs);
 		free(s->id);
 		free(s->title);
 		free(s->file);
 		free(s->hint);
 	}
 	free(m->steps);
+	free_names(m->needs);
 	for (size_t i = 0; m->advice && i < m->nadvice; i++) {
 		free(m->advice[i].when);
 		free(m->advice[i].hint);
@@ -458,4 +554,24 @@ size_t manifest_step_index(const struct lab_manifest *m,
 			   const struct step_spec *step)
 {
 	return (size_t)(step - m->steps);
+}
+
+int manifest_step_beyond(const struct step_spec *step, int cc, char *why,
+			 size_t len)
+{
+	if (len)
+		why[0] = 0;
+	if (step->needs_cc <= cc)
+		return 0;
+	char need[16], names[256] = "";
+	cc_format(step->needs_cc, need, sizeof(need));
+	for (char **n = step->needs; n && *n; n++) {
+		const struct capability *c = capability_find(*n);
+		if (c && c->cc > cc)
+			snprintf(names + strlen(names),
+				 sizeof(names) - strlen(names), "%s%s",
+				 *names ? ", " : "", *n);
+	}
+	snprintf(why, len, "needs compute capability %s (%s)", need, names);
+	return 1;
 }

@@ -23,6 +23,10 @@
  *     "advice": [{"when": "load_bytes < 16",  ? hints for `explain`, chosen
  *                 "hint": "...", "see": "v5"}], by conditions on its facts
  *                                              (advice.h); "see": a step id
+ *     "needs": ["cp.async"],               ? what every step needs from the
+ *                                              GPU: names from capability.h's
+ *                                              table, each with the compute
+ *                                              capability that first has it
  *     "hidden_sizes": ["1000003", "77x999"], ? extra correctness cases the
  *                                              harness runs (--extra-size):
  *                                              an instructor's tree adds
@@ -30,10 +34,15 @@
  *     "steps": [
  *       {"id": "v1", "title": "naive", "file": "saxpy_v1.cu",
  *        "hint": "what to try when this step fails",
+ *        "needs": ["cp.async"],             ? as the lab's, for this step
  *        "checks": [ {"metric": "pct_of_copy", "min": 60,
  *                     "why": "what the check teaches when it fails"} ]}
  *     ]
  *   }
+ *
+ * "needs" (lab or step) is a non-empty array of distinct known names; a step
+ * needs its own and the lab's. A GPU below what a step needs does not build
+ * or run it: the step is NOT GRADED with manifest_step_beyond()'s reason.
  *
  * A check has exactly one of "min" (measured >= min passes) or "max"
  * (measured <= max passes); "metric" must be in metric.h's table.
@@ -70,6 +79,10 @@ struct step_spec {
 	char *hint;
 	struct check_spec *checks;
 	size_t nchecks;
+	char **needs;  /* NULL-terminated capability names (the lab's, then
+			  the step's); NULL when none */
+	int needs_cc;  /* the highest compute capability they take, as
+			  major * 10 + minor; 0 when none */
 };
 
 struct lab_manifest {
@@ -93,6 +106,8 @@ struct lab_manifest {
 	size_t nsteps;
 	struct advice_spec *advice;
 	size_t nadvice;
+	char **needs;  /* the lab's own "needs" (every step has them too) */
+	int needs_cc;
 };
 
 int manifest_load(const char *lab_dir, struct lab_manifest *out, char *err,
@@ -102,6 +117,14 @@ void manifest_free(struct lab_manifest *m);
 /* The step whose id is id, or whose 1-based position is id ("2"); or NULL. */
 const struct step_spec *manifest_step(const struct lab_manifest *m,
 				      const char *id);
+
+/*
+ * When step needs more than compute capability cc (major * 10 + minor):
+ * returns 1 with "needs compute capability 8.0 (cp.async)" in why, naming
+ * every capability cc lacks. Returns 0 (why "") when cc is enough.
+ */
+int manifest_step_beyond(const struct step_spec *step, int cc, char *why,
+			 size_t len);
 
 /* Position of step in m (0-based). */
 size_t manifest_step_index(const struct lab_manifest *m,

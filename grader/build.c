@@ -1,4 +1,5 @@
 #include "build.h"
+#include "capability.h"
 #include "fsutil.h"
 #include "compiler_report.h"
 #include "hash.h"
@@ -93,6 +94,39 @@ int build_env_init(struct build_env *env, char *err, size_t errlen)
 	return 0;
 }
 
+int build_arch_supported(const struct build_env *env, const char *arch,
+			 char *span, size_t len)
+{
+	const char *argv[] = {env->nvcc, "--list-gpu-code", NULL};
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.wall_limit_s = 60;
+	if (len)
+		span[0] = 0;
+	if (child_run(&c) < 0 || !c.exited || c.exit_code != 0) {
+		child_release(&c);
+		return -1;
+	}
+	int found = 0, lo = 0, hi = 0, seen = 0;
+	char *list = strdup(strbuf_str(&c.out)), *save = NULL;
+	for (char *w = list ? strtok_r(list, " \t\r\n", &save) : NULL; w;
+	     w = strtok_r(NULL, " \t\r\n", &save)) {
+		int cc = cc_from_arch(w);
+		if (cc < 0)
+			continue;
+		found |= !strcmp(w, arch);
+		lo = !seen || cc < lo ? cc : lo;
+		hi = !seen || cc > hi ? cc : hi;
+		seen = 1;
+	}
+	free(list);
+	child_release(&c);
+	if (!seen)
+		return -1;
+	snprintf(span, len, "sm_%d to sm_%d", lo, hi);
+	return found;
+}
+
 /* The harness sources whose content every step executable depends on. */
 static void hash_harness(struct content_hash *h, const struct build_env *env,
 			 const struct lab_manifest *lab)
@@ -100,7 +134,7 @@ static void hash_harness(struct content_hash *h, const struct build_env *env,
 	static const char *const common[] = {
 		"cudalab.h", "harness.h", "harness.cu", "stats.h",
 		"stats.c",   "event.h",   "event.c",	"gpulock.h",
-		"gpulock.c", "gpustate.h", "gpustate.c", NULL};
+		"gpulock.c", "gpustate.h", "gpustate.c", "timed_size.h", NULL};
 	char path[PATH_MAX];
 	hash_str(h, env->nvcc_version);
 	hash_str(h, env->arch);

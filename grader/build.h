@@ -39,6 +39,15 @@ struct build_env {
 /* Checks nvcc runs and records its version. -1 with err on failure. */
 int build_env_init(struct build_env *env, char *err, size_t errlen);
 
+/*
+ * Whether env->nvcc builds machine code for arch ("sm_75"), from
+ * `nvcc --list-gpu-code`: 1 yes; 0 no, with the span it does build for in
+ * span ("sm_75 to sm_121"); -1 when the list cannot be read (go ahead:
+ * nvcc itself will say). CUDA 13 builds for sm_75 and newer.
+ */
+int build_arch_supported(const struct build_env *env, const char *arch,
+			 char *span, size_t len);
+
 struct step_build {
 	const struct step_spec *step;
 	char source[PATH_MAX]; /* the file to compile (the student's) */

@@ -535,6 +535,12 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 			failed = 1;
 			continue;
 		}
+		if (compile && !strcmp(event_str(compile, "status"), "skipped")) {
+			/* the target cannot take the step: nothing to explain */
+			fprintf(out, "  not built: %s\n",
+				event_str(compile, "reason"));
+			continue;
+		}
 		if (compile && !strcmp(event_str(compile, "status"), "failed")) {
 			json_t *d = json_array_get(
 				json_object_get(compile, "diagnostics"), 0);

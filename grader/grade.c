@@ -2,6 +2,7 @@
 #include "lint.h"
 #include "build.h"
 #include "calibration.h"
+#include "capability.h"
 #include "device.h"
 #include "event.h"
 #include "manifest.h"
@@ -623,6 +624,52 @@ static void remeasure_close_calls(const struct grade_opts *o,
 	}
 }
 
+/*
+ * Fills beyond[i] for each step first + i the target cannot take: the
+ * toolkit does not build for its arch (then every step), or the step needs
+ * a higher compute capability (manifest_step_beyond). The target is the
+ * GPU, or without one the arch asked for (CUDALAB_ARCH): a GPU-less
+ * machine then shows which steps that GPU can take. Returns 1 when the
+ * toolkit lacks the arch, else 0.
+ */
+static int target_limits(const struct build_env *env,
+			 const struct lab_manifest *lab, const json_t *device,
+			 const char *arch, size_t first, size_t count,
+			 char (*beyond)[400])
+{
+	int cc = cc_from_arch(arch);
+	char target[160], cc_s[16];
+	cc_format(cc, cc_s, sizeof(cc_s));
+	if (json_is_true(json_object_get(device, "available")))
+		snprintf(target, sizeof(target), "this GPU is %s", cc_s);
+	else
+		snprintf(target, sizeof(target), "the target %s (CUDALAB_ARCH, "
+			 "no GPU here) is %s", arch, cc_s);
+	char span[64];
+	if (build_arch_supported(env, arch, span, sizeof(span)) == 0) {
+		int lo = 0;
+		if (sscanf(span, "sm_%d", &lo) != 1) /* "sm_75 to sm_121" */
+			lo = 0;
+		for (size_t i = 0; i < count; i++)
+			snprintf(beyond[i], sizeof(beyond[i]),
+				 "%s (%s), and this CUDA compiler (%s) builds "
+				 "only for %s: %s", target, arch,
+				 env->nvcc_version, span,
+				 cc < lo ? "install a CUDA Toolkit that still "
+					   "supports this GPU"
+					 : "install a newer CUDA Toolkit");
+		return 1;
+	}
+	for (size_t i = 0; i < count; i++) {
+		char why[300];
+		if (manifest_step_beyond(&lab->steps[first + i], cc, why,
+					 sizeof(why)))
+			snprintf(beyond[i], sizeof(beyond[i]), "%s; %s", why,
+				 target);
+	}
+	return 0;
+}
+
 int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	      char *err, size_t errlen)
 {
@@ -680,11 +727,20 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 					  st->checks[k].op == CHECK_AT_LEAST ? ">="
 									      : "<=",
 					  "bound", st->checks[k].bound));
-		json_array_append_new(steps_list,
-				      json_pack("{s:s, s:s, s:s, s:s, s:o}", "id",
-						st->id, "title", st->title,
-						"file", st->file, "hint",
-						st->hint, "checks", checks));
+		json_t *entry = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id",
+					  st->id, "title", st->title, "file",
+					  st->file, "hint", st->hint, "checks",
+					  checks);
+		if (st->needs) {
+			json_t *needs = json_array();
+			for (char **nm = st->needs; *nm; nm++)
+				json_array_append_new(needs, json_string(*nm));
+			char cc_s[16];
+			cc_format(st->needs_cc, cc_s, sizeof(cc_s));
+			json_object_set_new(entry, "needs", needs);
+			json_object_set_new(entry, "needs_cc", json_string(cc_s));
+		}
+		json_array_append_new(steps_list, entry);
 	}
 	const char *commit = getenv("CUDALAB_COMMIT");
 	emit(sink, arg,
@@ -698,11 +754,22 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	char probe[4096];
 	snprintf(probe, sizeof(probe), "%s/devprobe", o->bin_dir);
 	json_t *device;
-	if (o->pretend_no_device)
+	json_error_t jerr;
+	if (o->pretend_no_device) {
 		device = json_pack("{s:s, s:b, s:s}", "event", "device",
 				   "available", 0, "reason",
 				   "CUDALAB_NO_DEVICE is set");
-	else
+	} else if (o->device_facts) {
+		device = json_load_file(o->device_facts, 0, &jerr);
+		if (!json_is_object(device)) {
+			json_decref(device);
+			device = NULL;
+			snprintf(err, errlen, "CUDALAB_DEVICE_FACTS: %s: %s",
+				 o->device_facts, jerr.text);
+		} else {
+			json_object_set_new(device, "event", json_string("device"));
+		}
+	} else
 		device = device_probe(probe, o->state_dir, o->bench, err, errlen);
 	if (!device) {
 		manifest_free(&lab);
@@ -729,6 +796,18 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	const char *gpu_uuid = device_lock_check(device);
 	sink(arg, device);
 
+	/* What the target can take: steps it cannot are neither built nor
+	 * run, and are NOT GRADED with the reason (beyond[i]). */
+	char(*beyond)[400] = calloc(count, sizeof(*beyond));
+	if (!beyond) {
+		snprintf(err, errlen, "out of memory");
+		json_decref(device);
+		manifest_free(&lab);
+		return -1;
+	}
+	int toolkit_lacks = target_limits(&env, &lab, device, arch, first,
+					  count, beyond);
+
 	/* Untrusted code: bubblewrap when it can run a CUDA program here. */
 	struct sandbox *sb = NULL;
 	if (o->sandbox && have_device) {
@@ -753,23 +832,32 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		snprintf(builds[i].source, sizeof(builds[i].source), "%s/%s",
 			 src_dir, builds[i].step->file);
 		emit(sink, arg,
-		     json_pack("{s:s, s:s, s:s, s:s}", "event", "compile", "step",
-			       builds[i].step->id, "status", "started", "file",
-			       builds[i].step->file));
+		     beyond[i][0]
+			     ? json_pack("{s:s, s:s, s:s, s:s, s:s}", "event",
+					 "compile", "step", builds[i].step->id,
+					 "status", "skipped", "file",
+					 builds[i].step->file, "reason",
+					 beyond[i])
+			     : json_pack("{s:s, s:s, s:s, s:s}", "event",
+					 "compile", "step", builds[i].step->id,
+					 "status", "started", "file",
+					 builds[i].step->file));
 	}
 	/* Lint every file; only the clean ones go to the compiler. */
 	char(*rejected)[600] = calloc(count, sizeof(*rejected));
 	struct step_build *clean = calloc(count, sizeof(*clean));
 	size_t nclean = 0;
 	for (size_t i = 0; i < count; i++) {
-		if (lint_step(lab_dir, &builds[i], sink, arg, rejected[i],
+		if (beyond[i][0] ||
+		    lint_step(lab_dir, &builds[i], sink, arg, rejected[i],
 			      sizeof(rejected[i])))
 			continue;
 		clean[nclean++] = builds[i];
 	}
-	if (build_steps(&env, &lab, clean, nclean, err, errlen) < 0) {
+	if (nclean && build_steps(&env, &lab, clean, nclean, err, errlen) < 0) {
 		free(clean);
 		free(rejected);
+		free(beyond);
 		free(sb);
 		free(builds);
 		json_decref(device);
@@ -777,12 +865,12 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		return -1;
 	}
 	for (size_t i = 0, k = 0; i < count; i++)
-		if (!rejected[i][0])
+		if (!rejected[i][0] && !beyond[i][0])
 			builds[i] = clean[k++];
 	free(clean);
 	for (size_t i = 0; i < count; i++) {
 		struct step_build *b = &builds[i];
-		if (rejected[i][0])
+		if (rejected[i][0] || beyond[i][0])
 			continue;
 		const char *status = !b->ok ? "failed" : b->cached ? "cached" : "ok";
 		json_t *ev = json_pack("{s:s, s:s, s:s, s:f, s:O, s:s}", "event",
@@ -815,6 +903,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			step_build_release(&builds[i]);
 		free(builds);
 		free(rejected);
+		free(beyond);
 		free(sb);
 		json_decref(device);
 		manifest_free(&lab);
@@ -838,7 +927,11 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		outcome_add_static(&r, b->resources, b->ptx);
 		struct child c = CHILD_INIT;
 		double seconds = 0;
-		if (rejected[i][0]) {
+		if (beyond[i][0]) {
+			snprintf(summary, sizeof(summary), "NOT GRADED: %s",
+				 beyond[i]);
+			verdict = "not_graded";
+		} else if (rejected[i][0]) {
 			snprintf(summary, sizeof(summary), "rejected: %s",
 				 rejected[i]);
 			verdict = "rejected";
@@ -900,7 +993,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 					"step_end", "step", s->id, "verdict",
 					verdict, "summary", summary, "seconds",
 					seconds);
-		if (strcmp(verdict, "pass"))
+		if (strcmp(verdict, "pass") && !beyond[i][0])
 			json_object_set_new(end, "hint", json_string(s->hint));
 		static const char *const shown[] = {
 			"elements_per_thread", "waves", "registers",
@@ -933,7 +1026,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		outcome_release(&r);
 	}
 
-	if (o->bench && have_device && lab.vendor_source)
+	if (o->bench && have_device && lab.vendor_source && !toolkit_lacks)
 		run_vendor(o, gpu_uuid, &lab, &env, copy_gbps, sink, arg);
 	if (o->bench && have_device && lab.sweep_define)
 		run_sweep(o, sb, gpu_uuid, &env, &lab, builds, count, copy_gbps,
@@ -953,6 +1046,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		step_build_release(&builds[i]);
 	free(builds);
 	free(rejected);
+	free(beyond);
 	free(sb);
 	json_decref(device);
 	manifest_free(&lab);

@@ -36,6 +36,9 @@ struct grade_opts {
 	int jobs;
 	const char *arch_fallback; /* arch to compile for without a device */
 	int pretend_no_device;     /* tests: behave as on a machine with none */
+	const char *device_facts;  /* tests: a JSON file whose object is taken
+				      as the device event instead of running
+				      devprobe (CUDALAB_DEVICE_FACTS) */
 	int build_only;            /* stop after the compile events */
 	const char *calibrate_into; /* calibrate: keep each passing step's
 				       figure in this folder (the state

@@ -7,6 +7,7 @@
  */
 #include "event.h"
 #include "batch.h"
+#include "capability.h"
 #include "device.h"
 #include "explain.h"
 #include "gradebook.h"
@@ -67,6 +68,12 @@ static const char usage[] =
 	"BUILD/state when ROOT is not writable),\n"
 	"CUDALAB_ARCH (arch without a GPU, default sm_90), CUDALAB_NO_DEVICE=1\n"
 	"(behave as on a machine without a GPU).\n"
+	"environment: CUDALAB_STATE (state folder, default ROOT/.cudalab),\n"
+	"CUDALAB_ARCH (arch without a GPU, default sm_90: steps that arch\n"
+	"cannot take are NOT GRADED with the reason), CUDALAB_NO_DEVICE=1\n"
+	"(behave as on a machine without a GPU), CUDALAB_DEVICE_FACTS=FILE (for\n"
+	"the project's tests: take the device facts from FILE, a JSON object\n"
+	"like `device --json` prints, instead of asking the GPU).\n"
 	"\n"
 	"exit status: 0 pass, 1 fail, 2 usage, 3 not graded, 4 grader error\n";
 
@@ -238,12 +245,25 @@ static int cmd_list(const char *root, const char *state, int as_json)
 			json_t *se = json_object_get(steps, labs[i].steps[k].id);
 			const char *v = json_string_value(json_object_get(se, "verdict"));
 			passed += v && !strcmp(v, "pass");
-			json_array_append_new(
-				st, json_pack("{s:s, s:s, s:s, s:s}", "id",
-					      labs[i].steps[k].id, "title",
-					      labs[i].steps[k].title, "file",
-					      labs[i].steps[k].file, "verdict",
-					      v ? v : "not run"));
+			json_t *entry = json_pack(
+				"{s:s, s:s, s:s, s:s}", "id", labs[i].steps[k].id,
+				"title", labs[i].steps[k].title, "file",
+				labs[i].steps[k].file, "verdict",
+				v ? v : "not run");
+			if (labs[i].steps[k].needs) {
+				/* what the GPU must have (capability.h) */
+				json_t *needs = json_array();
+				for (char **nm = labs[i].steps[k].needs; *nm; nm++)
+					json_array_append_new(needs,
+							      json_string(*nm));
+				char cc_s[16];
+				cc_format(labs[i].steps[k].needs_cc, cc_s,
+					  sizeof(cc_s));
+				json_object_set_new(entry, "needs", needs);
+				json_object_set_new(entry, "needs_cc",
+						    json_string(cc_s));
+			}
+			json_array_append_new(st, entry);
 		}
 		json_decref(res);
 		json_array_append_new(
@@ -356,6 +376,11 @@ int main(int argc, char **argv)
 		o.calibrate_into = state_dir;
 	const char *arch = getenv("CUDALAB_ARCH");
 	o.arch_fallback = arch && *arch ? arch : "sm_90";
+	if (cc_from_arch(o.arch_fallback) < 0 || strncmp(o.arch_fallback, "sm_", 3))
+		return usage_error("CUDALAB_ARCH must name a GPU arch like "
+				   "sm_75 or sm_120, not \"%s\"", o.arch_fallback);
+	const char *facts = getenv("CUDALAB_DEVICE_FACTS");
+	o.device_facts = facts && *facts ? facts : NULL;
 	const char *nodev = getenv("CUDALAB_NO_DEVICE");
 	o.pretend_no_device = nodev && *nodev && strcmp(nodev, "0");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -6,6 +6,8 @@ Suites, each a story of one feature:
   cli   tests/test_cli.py: run.py and the grader's command line, CPU only
   newcomer  tests/test_newcomer.py: what a newcomer meets first, intake
         that never falls over (CPU only)
+  arch  tests/test_arch.py: every lab builds for sm_75 ... sm_120, and what
+        a step needs is real (CUDALAB_ARCH_MATRIX=full: every file)
   ui    tests/test_ui.py: the dashboard under tmux (recorded streams)
   gpu   tests/test_gpu.py: the SAXPY lab on a real device (skipped, and
         counted as skipped, when no CUDA device answers)
@@ -68,6 +70,8 @@ def main(argv):
     test_cli.run(t)
     import test_newcomer
     test_newcomer.run(t)
+    import test_arch
+    test_arch.run(t)
     import test_ui
     test_ui.run(t)
     import test_gpu

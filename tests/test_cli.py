@@ -102,6 +102,130 @@ def every_file_compiles(t, state):
                      "status %s\n%s" % (compiled.get(step), err))
 
 
+def write_device(folder, cc, name):
+    """A device event as devprobe would print it, for CUDALAB_DEVICE_FACTS
+    (the grader's test hook: no GPU is asked)."""
+    path = os.path.join(folder, "device-%s.json" % cc)
+    with open(path, "w") as f:
+        json.dump({"available": True, "name": name, "cc": cc,
+                   "sm_count": 40, "l2_bytes": 4 << 20,
+                   "mem_bytes": 15 << 30, "driver": "580.0",
+                   "runtime": "13.0", "uuid": "fake-" + cc,
+                   "copy_gbps": 240.0}, f)
+    return path
+
+
+def arch_targets(t, state):
+    """CUDALAB_ARCH without a GPU shows what that GPU can take; a GPU below
+    a step's needs, or one this nvcc cannot build for, is NOT GRADED with
+    the reason, never a compile error or a crash."""
+    env = dict(NO_GPU, CUDALAB_STATE=state, CUDALAB_ARCH="sm_75")
+    sol = os.path.join(hu.ROOT, "solutions", "prefetch")
+    rc, out, err = hu.run(RUN + ["test", "prefetch", "--src", sol], env=env)
+    want = ("NOT GRADED: needs compute capability 8.0 (cp.async); the "
+            "target sm_75 (CUDALAB_ARCH, no GPU here) is 7.5")
+    t.record("cli: CUDALAB_ARCH=sm_75 run.py test prefetch: v6 and v7 are "
+             "NOT GRADED naming cp.async and 8.0, exit 3",
+             rc == 3 and out.count(want) == 2, "rc=%d\n%s\n%s"
+             % (rc, out[-2500:], err[-800:]))
+    rc, events, err = hu.grade(["test", "prefetch", "--src", sol], env=env)
+    compiled = {e["step"]: e for e in events if e.get("event") == "compile"
+                and e.get("status") != "started"}
+    ends = hu.step_ends(events)
+    dev = [e for e in events if e.get("event") == "device"]
+    t.record("cli: CUDALAB_ARCH=sm_75: v1-v5 build for sm_75 and show their "
+             "PTX facts; v6, v7 are skipped (compile status, reason)",
+             dev and dev[0].get("arch") == "sm_75"
+             and all(compiled.get(s, {}).get("status") in ("ok", "cached")
+                     for s in ("v1", "v2", "v3", "v4", "v5"))
+             and all(compiled.get(s, {}).get("status") == "skipped"
+                     and "cp.async" in compiled[s].get("reason", "")
+                     for s in ("v6", "v7"))
+             and any(e.get("event") == "ptx" and e.get("step") == "v5"
+                     for e in events)
+             and not any(e.get("event") == "ptx" and e.get("step") == "v6"
+                         for e in events),
+             "%s\n%s" % ({k: v.get("status") for k, v in compiled.items()},
+                         err[-800:]))
+    t.record("cli: CUDALAB_ARCH=sm_75: the reason is in step_end's summary; "
+             "steps it can take say no CUDA device",
+             all(ends.get(s, {}).get("verdict") == "not_graded"
+                 for s in ends) and len(ends) == 7
+             and want in ends.get("v7", {}).get("summary", "")
+             and "no CUDA device" in ends.get("v1", {}).get("summary", ""),
+             str({k: v.get("summary") for k, v in ends.items()}))
+    rc, events, err = hu.grade(["test", "prefetch", "--step", "v6",
+                                "--build-only", "--src", sol],
+                               env=dict(env, CUDALAB_ARCH="sm_80"))
+    st = [e.get("status") for e in events if e.get("event") == "compile"
+          and e.get("step") == "v6"]
+    t.record("cli: CUDALAB_ARCH=sm_80 builds prefetch v6 (8.0 is enough)",
+             rc == 0 and st and st[-1] in ("ok", "cached"),
+             "rc=%d %s\n%s" % (rc, st, err[-800:]))
+
+    rc, out, err = hu.run(RUN + ["explain", "prefetch", "--step", "v6",
+                                 "--src", sol], env=env)
+    t.record("cli: CUDALAB_ARCH=sm_75 run.py explain prefetch v6 says why "
+             "it was not built",
+             rc == 0 and "not built: needs compute capability 8.0 "
+             "(cp.async)" in out, "rc=%d\n%s\n%s" % (rc, out[-800:], err))
+    rc, out, err = hu.run([hu.GRADER, "--root", hu.ROOT, "test", "saxpy"],
+                          env=dict(env, CUDALAB_ARCH="turing"))
+    t.record("cli: a CUDALAB_ARCH that is not an arch is a usage error "
+             "naming it (exit 2)",
+             rc == 2 and "CUDALAB_ARCH must name a GPU arch like sm_75" in err
+             and "\"turing\"" in err, "rc=%d %s" % (rc, err))
+    rc, events, err = hu.grade(["test", "saxpy", "--step", "1"],
+                               env=dict(env, CUDALAB_ARCH="sm_70"))
+    e = hu.step_ends(events).get("v1", {})
+    t.record("cli: CUDALAB_ARCH=sm_70 (dropped by CUDA 13): NOT GRADED "
+             "naming the toolkit's range, nothing compiled",
+             rc == 3 and e.get("verdict") == "not_graded"
+             and "builds only for sm_75 to" in e.get("summary", "")
+             and "still supports this GPU" in e.get("summary", "")
+             and not any(x.get("event") == "compile"
+                         and x.get("status") not in ("skipped",)
+                         for x in events),
+             "rc=%d %s\n%s" % (rc, e, err[-500:]))
+
+    # A GPU that is there, as the grader sees it (CUDALAB_DEVICE_FACTS)
+    folder = tempfile.mkdtemp(prefix="cudalab-dev-")
+    try:
+        fake = dict(CUDALAB_STATE=state,
+                    CUDALAB_DEVICE_FACTS=write_device(folder, "7.5", "Tesla T4"))
+        rc, events, err = hu.grade(["test", "prefetch", "--step", "v7",
+                                    "--src", sol], env=fake)
+        e = hu.step_ends(events).get("v7", {})
+        t.record("cli: on a 7.5 GPU prefetch v7 is NOT GRADED: 'needs "
+                 "compute capability 8.0 (cp.async); this GPU is 7.5', "
+                 "not built, not run",
+                 rc == 3 and e.get("verdict") == "not_graded"
+                 and e.get("summary") == "NOT GRADED: needs compute "
+                 "capability 8.0 (cp.async); this GPU is 7.5"
+                 and not any(x.get("event") in ("case", "timing")
+                             for x in events),
+                 "rc=%d %s\n%s" % (rc, e, err[-500:]))
+        fake["CUDALAB_DEVICE_FACTS"] = write_device(folder, "7.0", "V100")
+        rc, out, err = hu.run([hu.GRADER, "--root", hu.ROOT, "test", "saxpy",
+                               "--step", "1"], env=fake)
+        t.record("cli: on a 7.0 GPU (below CUDA 13): NOT GRADED 'this GPU "
+                 "is 7.0 (sm_70), and this CUDA compiler ... builds only "
+                 "for sm_75 to ...', exit 3",
+                 rc == 3 and "NOT GRADED: this GPU is 7.0 (sm_70), and this "
+                 "CUDA compiler (release" in out
+                 and "builds only for sm_75 to sm_" in out,
+                 "rc=%d\n%s\n%s" % (rc, out[-1500:], err[-500:]))
+        fake["CUDALAB_DEVICE_FACTS"] = os.path.join(folder, "missing.json")
+        rc, out, err = hu.run([hu.GRADER, "--root", hu.ROOT, "test", "saxpy",
+                               "--step", "1"], env=fake)
+        t.record("cli: an unreadable CUDALAB_DEVICE_FACTS is a grader error "
+                 "naming it (exit 4)",
+                 rc == 4 and "CUDALAB_DEVICE_FACTS" in err
+                 and "missing.json" in err, "rc=%d %s" % (rc, err))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def json_stream(t, state):
     env = dict(NO_GPU, CUDALAB_STATE=state)
     rc, events, _ = hu.grade(["test", "saxpy"], env=env)
@@ -695,6 +819,7 @@ def run(t):
         bad_input(t)
         no_gpu_path(t, state)
         every_file_compiles(t, state)
+        arch_targets(t, state)
         json_stream(t, state)
         results_files(t, state)
         compile_errors_without_gpu(t, state)

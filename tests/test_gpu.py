@@ -9,6 +9,8 @@ saxpy:
 haxpy:
 - the reference passes (every offset correct, fast at every offset);
 - the starter is correct and fails on bandwidth.
+sizes: saxpy's and transpose's timed cases move >= 8x the L2 and hold
+<= a quarter of the GPU's memory (the transpose side is whole 32-tiles).
 Every lab: every planted-bug fixture in tests/fixtures/LAB/ gets its
 declared verdict and message.
 A shared GPU (common/gpulock.h, common/gpustate.h): eight students, each in
@@ -754,6 +756,26 @@ def newcomer_on_gpu(t):
                  rc in (0, 1) and rc2 == 0 and "--src solutions/saxpy`" in text
                  and dev.get("name", "?") in text,
                  "bench rc=%d record rc=%d %s\n%s" % (rc, rc2, e2, text[:600]))
+def timed_sizes(t):
+    """The timed case comes from the device: it moves at least 8x the L2
+    and holds at most a quarter of the memory (timed_size.h)."""
+    for lab, step, moved, held in (("saxpy", "v1", 12, 8),
+                                   ("transpose", "v1", 8, 8)):
+        rc, events, err = hu.grade(["test", lab, "--step", step, "--src",
+                                    os.path.join(hu.ROOT, "solutions", lab)])
+        dev = ([e for e in events if e.get("event") == "device"] or [{}])[0]
+        cases = [e for e in events if e.get("event") == "case"
+                 and "(timed size)" in e.get("name", "")]
+        name = cases[0]["name"] if cases else ""
+        m = re.match(r"(\d+)x(\d+)", name)
+        n = (int(m.group(1)) * int(m.group(2)) if m
+             else int(cases[0].get("n", 0)) if cases else 0)
+        l2, mem = dev.get("l2_bytes", 0), dev.get("mem_bytes", 0)
+        t.record("gpu: %s's timed case (%s) moves >= 8x the L2 (%d MiB) and "
+                 "holds <= a quarter of the memory" % (lab, name, l2 >> 20),
+                 n > 0 and n * moved >= 8 * l2 and n * held <= mem // 4
+                 and (not m or int(m.group(1)) % 32 == 0),
+                 "n=%d l2=%d mem=%d rc=%d\n%s" % (n, l2, mem, rc, err[-500:]))
 
 
 def run(t):
@@ -765,7 +787,7 @@ def run(t):
               ("explain", explain_counters),
               ("explain", explain_names_next_fix),
               ("explain", explain_starters),
-              ("explain", explain_roofline),
+              ("explain", explain_roofline), ("sizes", timed_sizes),
               ("shared", lambda t: concurrent_students(t, "saxpy")),
               ("shared", lambda t: concurrent_students(t, "transpose"))]
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
@@ -774,7 +796,7 @@ def run(t):
             t.skip("gpu: %s suite" % lab, "not in CUDALAB_GPU_LABS")
             continue
         suite(t)
-        if lab not in ("saxpy", "explain", "shared"):
+        if lab not in ("saxpy", "explain", "shared", "sizes"):
             fixtures(t, lab)
     if only and "class" not in only:
         t.skip("gpu: graded class", "not in CUDALAB_GPU_LABS")

@@ -207,12 +207,14 @@ static int step_copy_or_gather(int step1)
 	for (int i = 0; i < hx_opts()->n_extra_sizes && ncases < 60; i++) {
 		shape[ncases][0] = hx_extra_size_1d(i, 1 << 26);
 		shape[ncases][1] = step1 ? 1 : 7, shape[ncases][2] = step1 ? 0 : 3;
-		snprintf(names[ncases++], 80, "n=%d stride=%d offset=%d (extra)",
-			 shape[ncases - 1][0], shape[ncases - 1][1],
-			 shape[ncases - 1][2]);
+		snprintf(names[ncases], 80, "n=%d stride=%d offset=%d (extra)",
+			 shape[ncases][0], shape[ncases][1], shape[ncases][2]);
+		ncases++;
 	}
 	// the timed size: the input spans n * 32 + 32 floats at stride 32
-	int n_timed = (int)hx_timed_elements(step1 ? 8 : 4 * 33 + 4);
+	int n_timed = (int)hx_timed_elements(HX_TIMED_MIN,
+						step1 ? 8 : 4 * 33 + 4,
+						step1 ? 8 : 4 * 33 + 4);
 	shape[ncases][0] = n_timed, shape[ncases][1] = 1, shape[ncases][2] = 0;
 	snprintf(names[ncases++], 80, "n=%d (timed size)", n_timed);
 
@@ -386,8 +388,10 @@ static int step_row_bias(void)
 	}
 	// square, power-of-two columns: the given kernel's warps then hit 32
 	// rows whose addresses differ by a multiple of 32 KiB
+	// (side * side is the rule's count or twice it: held counts 2x)
+	size_t n_rule = hx_timed_elements(HX_TIMED_MIN, 8, 2 * 8);
 	int side = 1;
-	while ((size_t)side * side * 8 < hx_timed_elements(8) * 8)
+	while ((size_t)side * side < n_rule)
 		side *= 2;
 	dims[ncases][0] = dims[ncases][1] = side;
 	snprintf(names[ncases++], 80, "%dx%d (timed size)", side, side);
@@ -552,9 +556,12 @@ static int step_soa(void)
 	}
 	for (int i = 0; i < hx_opts()->n_extra_sizes && ncases < 36; i++) {
 		ns[ncases] = hx_extra_size_1d(i, 1 << 26);
-		snprintf(names[ncases++], 80, "n=%d (extra)", ns[ncases - 1]);
+		snprintf(names[ncases], 80, "n=%d (extra)", ns[ncases]);
+		ncases++;
 	}
-	int n_timed = (int)hx_timed_elements(sizeof(struct cl_particle) * 2);
+	int n_timed = (int)hx_timed_elements(
+		HX_TIMED_MIN, sizeof(struct cl_particle) * 2,
+		sizeof(struct cl_particle) + 2 * sizeof(float)) /* AoS, x, vx */;
 	ns[ncases] = n_timed;
 	snprintf(names[ncases++], 80, "n=%d (timed size)", n_timed);
 	int ok = 1;

@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 		strncat(cases[k - 1].name, " (extra)",
 			sizeof(cases[k - 1].name) - strlen(cases[k - 1].name) - 1);
 	}
-	int n_timed = (int)hx_timed_elements(3 * 2);
+	int n_timed = (int)hx_timed_elements(HX_TIMED_MIN, 3 * 2, 2 * 2);
 	k = add(cases, k, n_timed - 8, 1, -1.25f);
 	k = add(cases, k, n_timed - 8, 0, 1.5f);
 	snprintf(cases[k - 1].name, sizeof(cases[k - 1].name),

@@ -32,7 +32,7 @@ static void call_cublas(void *ctx)
 int main(int argc, char **argv)
 {
 	hx_init(argc, argv);
-	int n_timed = (int)hx_timed_elements(3 * 2);
+	int n_timed = (int)hx_timed_elements(HX_TIMED_MIN, 3 * 2, 2 * 2);
 	size_t bytes = (size_t)n_timed * 2;
 	uint16_t *x, *y;
 	HX_CHECK(cudaMalloc(&x, bytes));

@@ -230,16 +230,11 @@ int main(int argc, char **argv)
 		add_case(cases, &ncases, hx_extra_size_1d(i, 1 << 22), 31, 8, 8,
 			 " (extra)");
 	// the timed size: big (kmax rows) several times the L2, an even npts
-	// (big moves 8 * kmax bytes per point: a power of two of points whose
-	// big array is at least 8x the L2, within a quarter of free memory)
-	size_t free_bytes = 0, total = 0;
-	HX_CHECK(cudaMemGetInfo(&free_bytes, &total));
-	int npts = 1 << 18;
-	while ((double)npts * MT_KMAX * sizeof(double) <
-	       8.0 * hx_device()->l2CacheSize)
-		npts <<= 1;
-	while (npts > 1024 && (size_t)npts * MT_KMAX * sizeof(double) > free_bytes / 4)
-		npts >>= 1;
+	// (big moves 8 * kmax bytes per point: a power of two >= 2^18 of
+	// points whose big array is at least 8x the L2; big and out are held)
+	int npts = (int)hx_timed_elements((size_t)1 << 18,
+					  MT_KMAX * sizeof(double),
+					  (MT_KMAX + 1) * sizeof(double));
 	add_case(cases, &ncases, npts, MT_KMAX, 0, 0, " (timed size)");
 
 	int all_ok = 1;

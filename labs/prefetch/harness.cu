@@ -225,7 +225,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < hx_opts()->n_extra_sizes; i++)
 		add_case(cases, &ncases, hx_extra_size_1d(i, 1 << 27),
 			 " (extra)");
-	int n_timed = (int)hx_timed_elements(2 * sizeof(double));
+	int n_timed = (int)hx_timed_elements(HX_TIMED_MIN, 2 * sizeof(double),
+						2 * sizeof(double));
 	add_case(cases, &ncases, n_timed, " (timed size)");
 
 	int all_ok = 1;

@@ -154,7 +154,8 @@ int main(int argc, char **argv)
 	hx_init(argc, argv);
 	static const int sizes[] = {1, 2, 31, 32, 33, 1023, 1024, 1025, 999983};
 	int ns = (int)(sizeof(sizes) / sizeof(sizes[0]));
-	int n_timed = (int)hx_timed_elements(sizeof(float));
+	int n_timed = (int)hx_timed_elements(HX_TIMED_MIN, sizeof(float),
+						2 * sizeof(float)) /* in, scratch */;
 	int nx = hx_opts()->n_extra_sizes;
 	int total = ns * 4 + nx + 1, done = 0, all_ok = 1;
 	struct hx_buffer tin = {}, tscratch = {}, tout = {};

@@ -22,7 +22,8 @@ static void call_cub(void *ctx)
 int main(int argc, char **argv)
 {
 	hx_init(argc, argv);
-	int n = (int)hx_timed_elements(sizeof(float));
+	int n = (int)hx_timed_elements(HX_TIMED_MIN, sizeof(float),
+					    2 * sizeof(float));
 	struct vendor_call c = {NULL, 0, NULL, NULL, n};
 	float *in, *out;
 	HX_CHECK(cudaMalloc(&in, (size_t)n * sizeof(float)));

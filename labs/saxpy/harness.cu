@@ -198,7 +198,8 @@ int main(int argc, char **argv)
 	cases[ncases] = (struct saxpy_case){"", (1 << 20) + 1, -0.75f};
 	snprintf(cases[ncases].name, 64, "n=%d alpha=-0.75", (1 << 20) + 1);
 	ncases++;
-	int n_timed = (int)hx_timed_elements(3 * sizeof(float));
+	int n_timed = (int)hx_timed_elements(HX_TIMED_MIN, 3 * sizeof(float),
+						2 * sizeof(float));
 	cases[ncases] = (struct saxpy_case){"", n_timed, 1.7f};
 	snprintf(cases[ncases].name, 64, "n=%d alpha=1.7 (timed size)",
 		 n_timed);

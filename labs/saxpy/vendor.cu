@@ -29,7 +29,8 @@ static void call_cublas(void *ctx)
 int main(int argc, char **argv)
 {
 	hx_init(argc, argv);
-	int n = (int)hx_timed_elements(3 * sizeof(float));
+	int n = (int)hx_timed_elements(HX_TIMED_MIN, 3 * sizeof(float),
+					    2 * sizeof(float));
 	struct vendor_call c = {NULL, n, 1.7f, NULL, NULL};
 	float *x, *y;
 	HX_CHECK(cudaMalloc(&x, (size_t)n * sizeof(float)));

@@ -131,8 +131,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < hx_opts()->n_extra_sizes; i++, nshapes++)
 		hx_extra_size_2d(i, 16384, &list[nshapes][0], &list[nshapes][1]);
 	/* the timed size: a square matrix whose read + write exceed 8x L2 */
-	size_t n_timed = hx_timed_elements(2 * sizeof(float));
-	int side = (int)lround(sqrt((double)n_timed));
+	int side = hx_timed_side(2 * sizeof(float), 2 * sizeof(float));
 	int all_ok = 1;
 	struct hx_buffer tin = {}, tout = {};
 	for (int i = 0; i <= nshapes; i++) {

@@ -35,8 +35,7 @@ static void call_cublas(void *ctx)
 int main(int argc, char **argv)
 {
 	hx_init(argc, argv);
-	size_t n_timed = hx_timed_elements(2 * sizeof(float));
-	int side = (int)lround(sqrt((double)n_timed));
+	int side = hx_timed_side(2 * sizeof(float), 2 * sizeof(float));
 	size_t bytes = (size_t)side * side * sizeof(float);
 	float *in, *out;
 	HX_CHECK(cudaMalloc(&in, bytes));

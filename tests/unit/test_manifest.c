@@ -1,5 +1,6 @@
 /* manifest: lab.json loads, and every kind of broken manifest is rejected
  * with file, field and reason. */
+#include "capability.h"
 #include "check.h"
 #include "manifest.h"
 
@@ -221,6 +222,75 @@ int main(void)
 		      !strcmp(m.advice[1].hint, "persist"),
 	      "advice is read in order, \"see\" optional (%s)", err);
 	manifest_free(&m);
+
+	/* "needs": capability names, each with the compute capability it takes */
+	static const struct {
+		const char *extra, *step_needs, *field, *reason;
+	} bad_needs[] = {
+		{",\"needs\":\"cp.async\"", NULL, "needs", "array of 1 to 8"},
+		{",\"needs\":[]", NULL, "needs", "array of 1 to 8"},
+		{",\"needs\":[80]", NULL, "needs", "entry 0 must be a capability"},
+		{",\"needs\":[\"8.0\"]", NULL, "needs",
+		 "unknown capability \"8.0\" (known: cp.async (8.0)"},
+		{",\"needs\":[\"cp_async\"]", NULL, "needs",
+		 "unknown capability \"cp_async\""},
+		{",\"needs\":[\"bf16\",\"bf16\"]", NULL, "needs",
+		 "names \"bf16\" twice"},
+		{"", "[\"warp-specialization\"]", "steps[0].needs",
+		 "unknown capability \"warp-specialization\""},
+		{"", "{\"cc\":\"8.0\"}", "steps[0].needs", "array of 1 to 8"},
+		{",\"needs\":[\"cp.async\"]", "[\"cp.async\"]", "steps[0].needs",
+		 "again after the lab's needs"},
+	};
+	for (size_t k = 0; k < sizeof(bad_needs) / sizeof(bad_needs[0]); k++) {
+		char step[512];
+		snprintf(step, sizeof(step),
+			 "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a_v1.cu\","
+			 "\"hint\":\"h\",\"checks\":[]%s%s}",
+			 bad_needs[k].step_needs ? ",\"needs\":" : "",
+			 bad_needs[k].step_needs ? bad_needs[k].step_needs : "");
+		manifest_with(body, sizeof(body), "demo", bad_needs[k].extra, step);
+		expect_error(body, bad_needs[k].field, bad_needs[k].reason);
+	}
+	manifest_with(body, sizeof(body), "demo", ",\"needs\":[\"bf16\"]",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a_v1.cu\","
+		      "\"hint\":\"h\",\"checks\":[]},"
+		      "{\"id\":\"v2\",\"title\":\"t\",\"file\":\"a_v2.cu\","
+		      "\"hint\":\"h\",\"checks\":[],\"needs\":[\"tma\"]}");
+	CHECK(load(body, &m, err, sizeof(err)) == 0 && m.needs_cc == 80 &&
+		      m.steps[0].needs_cc == 80 && m.steps[1].needs_cc == 90 &&
+		      !strcmp(m.steps[1].needs[0], "bf16") &&
+		      !strcmp(m.steps[1].needs[1], "tma") && !m.steps[1].needs[2],
+	      "a step needs the lab's capabilities and its own; its cc is the "
+	      "highest (%s)", err);
+	char why[256];
+	CHECK(manifest_step_beyond(&m.steps[1], 75, why, sizeof(why)) == 1 &&
+		      !strcmp(why, "needs compute capability 9.0 (bf16, tma)"),
+	      "on a 7.5 GPU the step names every capability it lacks (%s)", why);
+	CHECK(manifest_step_beyond(&m.steps[1], 86, why, sizeof(why)) == 1 &&
+		      !strcmp(why, "needs compute capability 9.0 (tma)"),
+	      "on an 8.6 GPU only what 8.6 lacks is named (%s)", why);
+	CHECK(manifest_step_beyond(&m.steps[1], 90, why, sizeof(why)) == 0 &&
+		      !*why && manifest_step_beyond(&m.steps[0], 120, why,
+						    sizeof(why)) == 0,
+	      "a GPU at or above what the step needs takes it");
+	manifest_free(&m);
+	manifest_with(body, sizeof(body), "demo", "", good_step);
+	CHECK(load(body, &m, err, sizeof(err)) == 0 && !m.steps[0].needs &&
+		      m.steps[0].needs_cc == 0 &&
+		      manifest_step_beyond(&m.steps[0], 75, why, sizeof(why)) == 0,
+	      "a step that needs nothing runs on any GPU");
+	manifest_free(&m);
+
+	CHECK(cc_from_arch("sm_75") == 75 && cc_from_arch("sm_120") == 120 &&
+		      cc_from_arch("compute_90") == 90 && cc_from_arch("sm75") == -1 &&
+		      cc_from_arch("sm_7") == -1 && cc_from_arch("sm_75x") == -1 &&
+		      cc_from_arch("volta") == -1 && cc_from_arch(NULL) == -1,
+	      "arch names read as compute capabilities; anything else is -1");
+	CHECK(cc_from_string("7.5") == 75 && cc_from_string("12.0") == 120 &&
+		      cc_from_string("7") == -1 && cc_from_string("7.5.1") == -1 &&
+		      cc_from_string("x") == -1,
+	      "\"7.5\" reads as 75");
 
 	CHECK(manifest_load("/nonexistent/lab", &m, err, sizeof(err)) == -1 &&
 		      strstr(err, "/nonexistent/lab/lab.json"),
