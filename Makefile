@@ -40,7 +40,7 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 FIXTURE_SRC := $(wildcard tests/programs/*.c)
 FIXTURE_BIN := $(FIXTURE_SRC:tests/programs/%.c=build/tests/programs/%)
 
-all: build/cudalab-grader build/cudalab-ui build/devprobe
+all: build/cudalab-grader build/cudalab-box-exec build/cudalab-ui build/devprobe
 
 build/%.o: %.c | setup
 	@mkdir -p $(@D)
@@ -48,6 +48,10 @@ build/%.o: %.c | setup
 
 build/cudalab-grader: build/grader/main.o $(GRADER_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# the last step inside a sandbox before untrusted code (grader/sandbox.h)
+build/cudalab-box-exec: build/grader/boxexec.o
+	$(CC) $(CFLAGS) -o $@ $^
 
 build/cudalab-ui: build/ui/main.o $(UI_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lncursesw $(LDLIBS)

@@ -53,6 +53,10 @@ static const char usage[] =
 	"  --color, --no-color   force colour on or off (default: on a TTY\n"
 	"                  unless NO_COLOR is set)\n"
 	"  --verbose       also show passing checks and compiler warnings\n"
+	"  --sandbox       untrusted work must run in the sandbox: refuse (exit\n"
+	"                  4) when it cannot start (default: use it when it\n"
+	"                  starts, else say so and go on)\n"
+	"  --unsandboxed   run without the sandbox (recorded in the events)\n"
 	"\n"
 	"environment: CUDALAB_STATE (state folder, default ROOT/.cudalab),\n"
 	"CUDALAB_ARCH (arch without a GPU, default sm_90), CUDALAB_NO_DEVICE=1\n"
@@ -80,7 +84,10 @@ static const char class_usage[] =
 	"  --shard K/N    only jobs K, K+N, K+2N... (Slurm array task K of N)\n"
 	"  --fresh        regrade jobs that already have a result\n"
 	"  --time-limit S wall-clock limit of each step run (default: the lab's)\n"
-	"  --job-limit S  wall-clock limit of one student's lab (default 3600)\n";
+	"  --job-limit S  wall-clock limit of one student's lab (default 3600)\n"
+	"  --unsandboxed  grade without the sandbox (bubblewrap) when it cannot\n"
+	"                 start here; every gradebook row says so (without this\n"
+	"                 flag, no sandbox means nothing is graded: exit 4)\n";
 
 /* grade / gradebook / merge: the instructor's commands (batch.h). */
 static int cmd_class(const char *cmd, const char *root, int argc,
@@ -123,6 +130,8 @@ static int cmd_class(const char *cmd, const char *root, int argc,
 		char *end;
 		if (!strcmp(a, "--fresh")) {
 			o.fresh = 1;
+		} else if (!strcmp(a, "--unsandboxed")) {
+			o.unsandboxed = 1;
 		} else if (!strcmp(a, "--quiet")) {
 			o.quiet = 1;
 		} else if (!v && (!strcmp(a, "--gpus") || !strcmp(a, "--jobs") ||
@@ -344,7 +353,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--fresh")) {
 			fresh = 1;
 		} else if (!strcmp(a, "--sandbox")) {
-			o.sandbox = 1;
+			o.sandbox = SANDBOX_REQUIRED;
+		} else if (!strcmp(a, "--unsandboxed")) {
+			o.sandbox = SANDBOX_OFF;
 		} else if (!strcmp(a, "--build-only")) {
 			o.build_only = 1;
 		} else if (!strcmp(a, "--no-save")) {
