@@ -77,11 +77,33 @@ static int find_init(char *out, size_t len)
 	return -1;
 }
 
+/* "--perms 0755 --dir D" for each folder above path not made yet. */
+static int parents(struct sandbox *sb, const char **a, int k, int *nd,
+		   const char *path)
+{
+	for (const char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		if (*nd >= 96 || k + 5 >= SANDBOX_MAX_ARGS)
+			return k;
+		int len = (int)(p - path), seen = 0;
+		for (int i = 0; i < *nd && !seen; i++)
+			seen = (int)strlen(sb->dirs[i]) == len &&
+			       !strncmp(sb->dirs[i], path, (size_t)len);
+		if (seen)
+			continue;
+		snprintf(sb->dirs[*nd], PATH_MAX, "%.*s", len, path);
+		a[k++] = "--perms";
+		a[k++] = "0755";
+		a[k++] = "--dir";
+		a[k++] = sb->dirs[(*nd)++];
+	}
+	return k;
+}
+
 const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 				const char *const *tool_argv,
 				const char *const *argv)
 {
-	int k = 0, np = 0, nn = 0;
+	int k = 0, np = 0, nn = 0, nd = 0;
 	const char **a = sb->argv;
 #define ADD(s) (k < SANDBOX_MAX_ARGS - 1 ? (void)(a[k++] = (s)) : (void)0)
 #define BIND(how, p) (ADD(how), ADD(p), ADD(p))
@@ -149,6 +171,13 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 		lib += n + (lib[n] == ':');
 	}
 	for (int i = 0; i < b->nro; i++)
+		k = parents(sb, a, k, &nd, b->ro[i]);
+	k = parents(sb, a, k, &nd, sb->init);
+	if (b->report)
+		k = parents(sb, a, k, &nd, b->report);
+	if (b->rw)
+		k = parents(sb, a, k, &nd, b->rw);
+	for (int i = 0; i < b->nro; i++)
 		BIND("--ro-bind", b->ro[i]);
 	BIND("--ro-bind", sb->init);
 	if (b->report)
@@ -210,10 +239,11 @@ int sandbox_folder(const struct sandbox *sb, const char *parent,
 		return -1;
 	if (for_report)
 		return chmod(out, 0700);
-	if (sb && sb->on && sb->as_root &&
+	if (sb && sb->as_root &&
 	    chown(out, SANDBOX_UID, SANDBOX_UID) < 0)
 		return -1;
-	return 0;
+	/* 0755: bwrap, root without CAP_DAC_OVERRIDE, must enter it */
+	return chmod(out, 0755);
 }
 
 void sandbox_remove(const char *path)

@@ -69,7 +69,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#define SANDBOX_MAX_ARGS 200
+#define SANDBOX_MAX_ARGS 640
 #define SANDBOX_MAX_RO 24
 #define SANDBOX_UID 65534 /* nobody */
 
@@ -82,6 +82,9 @@ struct sandbox {
 	/* storage for the strings of one command line */
 	char paths[48][PATH_MAX];
 	char nums[8][32];
+	char dirs[96][PATH_MAX]; /* the folders above the binds (made 0755:
+				    bwrap would make them 0700, which
+				    nobody cannot cross) */
 	const char *argv[SANDBOX_MAX_ARGS];
 };
 
