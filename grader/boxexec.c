@@ -3,7 +3,7 @@
  *
  *   cudalab-box-exec [--uid U --gid G] [--data BYTES] [--nproc N]
  *                    [--fsize BYTES] [--keep-fd N | --close-under DIR]
- *                    -- PROGRAM ARGS...
+ *                    [--hide /NAME] -- PROGRAM ARGS...
  *
  * bubblewrap has built the box (sandbox.h); this program, already inside
  * it, applies what bubblewrap cannot and then becomes PROGRAM:
@@ -23,7 +23,17 @@
  *      capability is gone and cannot come back; it checks that root is
  *      really gone and refuses to go on otherwise;
  *   4. sets no_new_privs (no set-uid binary or file capability can give
- *      anything back) and execs PROGRAM.
+ *      anything back);
+ *   5. with --hide /NAME (NAME a folder at the box's root: the tool's
+ *      report folder), restricts itself with Landlock (Linux 5.13+) so
+ *      that everything under every other entry of / stays as it was and
+ *      nothing under /NAME can be read, written, listed or made; Landlock
+ *      also stops it from ptracing, or opening /proc/PID/fd or mem of, any
+ *      process outside its domain (the tool that ran it, though both run
+ *      as the same uid: compute-sanitizer and ncu do not work when the
+ *      program runs as another uid than the tool, measured on the H100);
+ *      refuses (126) when the kernel has no Landlock;
+ *   6. execs PROGRAM.
  * Any failure is exit status 126 with a line on stderr starting "box:",
  * before a single instruction of PROGRAM ran.
  *
@@ -32,7 +42,10 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <linux/capability.h>
+#include <linux/landlock.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,13 +75,72 @@ static int limit(int resource, long value)
 	return setrlimit(resource, &rl);
 }
 
+/* Landlock: every right on each entry of / but hide ("/NAME"). */
+static int hide_folder(const char *hide)
+{
+	int abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0,
+			       LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1) {
+		errno = abi < 0 ? errno : ENOSYS;
+		return -1;
+	}
+	__u64 all = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1 */
+	if (abi >= 2)
+		all |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		all |= 1ULL << 14; /* LANDLOCK_ACCESS_FS_TRUNCATE */
+	__u64 file_rights = LANDLOCK_ACCESS_FS_EXECUTE |
+			    LANDLOCK_ACCESS_FS_WRITE_FILE |
+			    LANDLOCK_ACCESS_FS_READ_FILE |
+			    (abi >= 3 ? 1ULL << 14 : 0);
+	struct landlock_ruleset_attr attr = {.handled_access_fs = all};
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr,
+			      sizeof(attr), 0);
+	if (rs < 0)
+		return -1;
+	DIR *d = opendir("/");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strcmp(e->d_name, hide + 1))
+			continue;
+		char path[512];
+		snprintf(path, sizeof(path), "/%s", e->d_name);
+		struct landlock_path_beneath_attr pb = {
+			.allowed_access = all,
+			.parent_fd = open(path, O_PATH | O_CLOEXEC)};
+		if (pb.parent_fd < 0)
+			continue;
+		if (syscall(SYS_landlock_add_rule, rs,
+			    LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0) {
+			pb.allowed_access = file_rights; /* a file, not a folder */
+			syscall(SYS_landlock_add_rule, rs,
+				LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+		}
+		close(pb.parent_fd);
+	}
+	if (d)
+		closedir(d);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+		return -1;
+	close(rs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long uid = -1, gid = -1, data = 0, nproc = 0, fsize = 0;
 	int keep[8], nkeep = 0, i;
-	const char *close_under = NULL;
+	const char *close_under = NULL, *hide = NULL;
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(argv[i], "--hide") && v && *v == '/' &&
+		    !strchr(v + 1, '/')) {
+			hide = v;
+			i++;
+			continue;
+		}
 		if (!strcmp(argv[i], "--close-under") && v && *v == '/') {
 			close_under = v;
 			i++;
@@ -159,6 +231,9 @@ int main(int argc, char **argv)
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return die("no_new_privs");
+	if (hide && hide_folder(hide) < 0)
+		return die("Landlock (Linux 5.13 or later) is needed to keep "
+			   "the program out of the tool's report");
 	execvp(prog[0], prog);
 	return die(prog[0]);
 }

@@ -511,6 +511,12 @@ static int run_tool_on_step(struct sandbox *sb, const char *box_parent,
 	char scratch[PATH_MAX + 32] = "", reports[PATH_MAX + 32] = "",
 	     file[PATH_MAX * 2], tooldir[PATH_MAX];
 	int boxed = sb && sb->on;
+	if (boxed && !sb->landlock) {
+		snprintf(why, whylen, "not run: this kernel has no Landlock "
+			 "(Linux 5.13+), so the program could write the tool's "
+			 "report");
+		return -1;
+	}
 	if (sandbox_folder(boxed ? sb : NULL, box_parent, 1, reports,
 			   sizeof(reports)) < 0 ||
 	    (boxed && sandbox_folder(sb, box_parent, 0, scratch,
@@ -521,8 +527,10 @@ static int run_tool_on_step(struct sandbox *sb, const char *box_parent,
 			sandbox_remove(reports);
 		return -1;
 	}
+	char inside[PATH_MAX];
 	snprintf(file, sizeof(file), "%s/%s", reports, name);
-	tool_argv[report_idx] = file;
+	snprintf(inside, sizeof(inside), "%s/%s", SANDBOX_REPORT, name);
+	tool_argv[report_idx] = boxed ? inside : file;
 	char store[8][PATH_MAX];
 	const char *env[12];
 	const char *all[96];
@@ -598,11 +606,19 @@ void sanitizer_run(struct sandbox *sb, const char *box_parent,
 		const char *text = strbuf_str(&report);
 		out->errors = sanitizer_count(text);
 		char how[160];
-		if (out->errors < 0)
+		if (out->errors < 0) {
+			const char *o = strbuf_str(&c.out);
+			const char *box = strstr(o, "box: ");
+			if (!box)
+				box = strstr(o, "bwrap: ");
 			snprintf(out->reason, sizeof(out->reason),
 				 "compute-sanitizer wrote no summary to its "
-				 "report (%s)",
-				 child_describe_end(&c, how, sizeof(how)));
+				 "report (%s)%s%.*s",
+				 child_describe_end(&c, how, sizeof(how)),
+				 box ? ": " : "",
+				 box ? (int)strcspn(box, "\n") : 0,
+				 box ? box : "");
+		}
 		size_t len = report.len;
 		snprintf(out->report, sizeof(out->report), "%s",
 			 text + (len > 4000 ? len - 4000 : 0));

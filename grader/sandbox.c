@@ -173,15 +173,16 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 	for (int i = 0; i < b->nro; i++)
 		k = parents(sb, a, k, &nd, b->ro[i]);
 	k = parents(sb, a, k, &nd, sb->init);
-	if (b->report)
-		k = parents(sb, a, k, &nd, b->report);
 	if (b->rw)
 		k = parents(sb, a, k, &nd, b->rw);
 	for (int i = 0; i < b->nro; i++)
 		BIND("--ro-bind", b->ro[i]);
 	BIND("--ro-bind", sb->init);
-	if (b->report)
-		BIND("--bind", b->report);
+	if (b->report) { /* at /report: a top-level entry Landlock can hide */
+		ADD("--bind");
+		ADD(b->report);
+		ADD(SANDBOX_REPORT);
+	}
 	if (b->rw) {
 		BIND("--bind", b->rw);
 		ADD("--chdir");
@@ -191,14 +192,28 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 		ADD("/tmp");
 	}
 	ADD("--");
-	for (int i = 0; tool_argv && tool_argv[i]; i++)
-		ADD(tool_argv[i]);
-	ADD(sb->init);
-	if (sb->as_root) {
-		ADD("--uid");
-		NUM(b->uid);
-		ADD("--gid");
-		NUM(b->gid);
+	if (tool_argv) {
+		/* root: drop to box.uid before the tool (the tool and the
+		 * program must share a uid, sandbox.h) */
+		if (sb->as_root) {
+			ADD(sb->init);
+			ADD("--uid");
+			NUM(b->uid);
+			ADD("--gid");
+			NUM(b->gid);
+			ADD("--");
+		}
+		for (int i = 0; tool_argv[i]; i++)
+			ADD(tool_argv[i]);
+		ADD(sb->init);
+	} else {
+		ADD(sb->init);
+		if (sb->as_root) {
+			ADD("--uid");
+			NUM(b->uid);
+			ADD("--gid");
+			NUM(b->gid);
+		}
 	}
 	if (b->data_bytes) {
 		ADD("--data");
@@ -212,9 +227,11 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 		ADD("--fsize");
 		NUM(b->file_bytes);
 	}
-	if (b->report) { /* a tool runs first: close only its report */
+	if (tool_argv && b->report) { /* the tool's report: out of reach */
 		ADD("--close-under");
-		ADD(b->report);
+		ADD(SANDBOX_REPORT);
+		ADD("--hide");
+		ADD(SANDBOX_REPORT);
 	} else if (b->keep_fd >= 0) {
 		ADD("--keep-fd");
 		NUM(b->keep_fd);
@@ -237,13 +254,12 @@ int sandbox_folder(const struct sandbox *sb, const char *parent,
 	snprintf(out, len, "%s/%s-XXXXXX", parent, for_report ? "report" : "box");
 	if (!mkdtemp(out))
 		return -1;
-	if (for_report)
-		return chmod(out, 0700);
 	if (sb && sb->as_root &&
 	    chown(out, SANDBOX_UID, SANDBOX_UID) < 0)
 		return -1;
-	/* 0755: bwrap, root without CAP_DAC_OVERRIDE, must enter it */
-	return chmod(out, 0755);
+	/* the program's folder 0755: bwrap, root without CAP_DAC_OVERRIDE,
+	 * must enter it; the report's 0700 */
+	return chmod(out, for_report ? 0700 : 0755);
 }
 
 void sandbox_remove(const char *path)
@@ -282,6 +298,14 @@ int sandbox_probe(struct sandbox *sb, const char *const *probe_argv,
 			 "`make`)");
 		return 0;
 	}
+	/* can the program be kept out of a tool's report here (Landlock)? */
+	struct child h = CHILD_INIT;
+	const char *hargv[] = {sb->init, "--hide", "/nonexistent-cudalab",
+			       "--", "/bin/true", NULL};
+	h.argv = hargv;
+	h.wall_limit_s = 10;
+	sb->landlock = child_run(&h) == 0 && h.exited && h.exit_code == 0;
+	child_release(&h);
 	struct box b;
 	box_for_run(&b);
 	box_ro(&b, probe_argv[0]);

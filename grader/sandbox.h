@@ -34,23 +34,32 @@
  *
  * The grader runs as root (the instructor's `grade`, the workshop server):
  *   bwrap runs without a user namespace and keeps only CAP_SETUID,
- *   CAP_SETGID and CAP_SETPCAP; cudalab-box-exec, the last process before
- *   the program, empties the bounding set and switches to box.uid/box.gid
- *   (65534, nobody) for good, with no_new_privs. So the program has no
- *   capability, cannot remount anything (a read-only bind stays read-only),
- *   cannot read a root-only file of the system (/etc/shadow), and owns only
- *   box.rw. A tool (compute-sanitizer, ncu) runs between bwrap and
- *   cudalab-box-exec, still as uid 0 with those three capabilities and no
- *   other: it alone can write box.report (owned by root, mode 0700), and the
- *   program, another uid, can neither open that folder nor reach the tool
- *   through /proc or ptrace. The tool's report is therefore the tool's.
- *
+ *   CAP_SETGID and CAP_SETPCAP; cudalab-box-exec empties the bounding set
+ *   and switches to box.uid/box.gid (65534, nobody) for good, with
+ *   no_new_privs, before the program (or before the tool, see below). So
+ *   the program has no capability, cannot remount anything (a read-only
+ *   bind stays read-only, even from a user namespace of its own), cannot
+ *   read a root-only file of the system (/etc/shadow), and owns only
+ *   box.rw.
  * The grader is an ordinary user (a student's `run.py test`):
  *   bwrap makes a user namespace and drops every capability (--cap-drop
- *   ALL); there is one uid inside, the user's own, so box.uid is not used
- *   and the tool and the program share it: a program could then reach the
- *   tool's report. That is the student grading their own work; the class's
- *   grade runs as root.
+ *   ALL); the uid inside is the user's own, and box.uid is not used.
+ *
+ * A tool (compute-sanitizer, ncu) runs in the box with the program:
+ *   bwrap -> [cudalab-box-exec: drop to nobody] -> tool -> cudalab-box-exec
+ *   --hide /report -> program. The tool and the program share a uid (on the
+ *   H100 both tools fail when the program runs as another uid than the
+ *   tool: "Target application terminated before first instrumented API
+ *   call", ncu "error code (6)"). What keeps the program out of the tool's
+ *   report is Landlock (Linux 5.13+): the second cudalab-box-exec confines
+ *   the program to everything but /report (box.report, mounted there), and
+ *   Landlock also refuses it ptrace and /proc/PID/fd|mem of the tool. The
+ *   tool writes its report to /report (--log-file); the grader reads that
+ *   file only. Where the kernel has no Landlock, sb->landlock is 0 and the
+ *   callers do not run tools in the box (the figures are "not measured").
+ *   Still trusted: the tool's agent inside the program's own process
+ *   (compute-sanitizer and ncu inject a library into it), and whatever the
+ *   program sends the tool through the descriptors the tool gave it.
  *
  * Left open, on purpose: the GPU itself (device memory is bounded by the
  * device, not the box; the time limit ends a kernel that spins), the
@@ -72,10 +81,13 @@
 #define SANDBOX_MAX_ARGS 640
 #define SANDBOX_MAX_RO 24
 #define SANDBOX_UID 65534 /* nobody */
+#define SANDBOX_REPORT "/report" /* the tool's report folder, inside */
 
 struct sandbox {
 	int on;
 	int as_root;          /* the grader is root: the uid-dropping model */
+	int landlock;         /* the kernel can hide /report from a program
+				 (Landlock): tools may run in the box */
 	char reason[512];
 	char bwrap[PATH_MAX];
 	char init[PATH_MAX];  /* cudalab-box-exec */
@@ -101,7 +113,8 @@ struct box {
 	const char *ro[SANDBOX_MAX_RO];   /* read-only, same path inside */
 	int nro;
 	const char *rw;      /* the one writable folder, and the working dir */
-	const char *report;  /* the tool's report folder (NULL: none) */
+	const char *report;  /* the tool's report folder on the host, mounted
+				at SANDBOX_REPORT (NULL: none) */
 	int keep_fd;         /* a descriptor the program keeps (-1: none) */
 };
 

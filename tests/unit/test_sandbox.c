@@ -74,18 +74,6 @@ static int process_named(const char *name)
 	return found;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *buf = calloc(1, 1 << 20);
-	size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
-	(void)n;
-	fclose(f);
-	return buf;
-}
-
 int main(void)
 {
 	if (!getcwd(cwd, sizeof(cwd)))
@@ -106,6 +94,7 @@ int main(void)
 		return check_done();
 	}
 	CHECK(sb->on, "bubblewrap runs a program here");
+	CHECK(sb->landlock, "Landlock works here, so tools may run in the box");
 	struct child c;
 	const char *out;
 
@@ -206,13 +195,6 @@ int main(void)
 	      "the heap is bounded: 256 MiB limit, got %ld MiB", mib);
 	child_release(&c);
 
-	/* the result channel still reaches the grader */
-	const char *res[] = {escape, "forge", NULL};
-	box_for_run(&b);
-	b.gpu = 0;
-	b.keep_fd = 3;
-	(void)res;
-
 	/* the tools' reports are the tools' */
 	char tool[PATH_MAX + 64];
 	snprintf(tool, sizeof(tool), "%s/tests/programs/fake_sanitizer.sh", cwd);
@@ -223,7 +205,7 @@ int main(void)
 	      "compute-sanitizer in the box: its report says 3 errors and the "
 	      "grader counts 3, whatever the program printed (got %ld: %s)",
 	      sr.errors, sr.reason);
-	if (sb->as_root)
+	if (sb->landlock)
 		CHECK(!strstr(sr.report, "0 errors"),
 		      "the program could not write into the tool's report "
 		      "(report:\n%s)", sr.report);
@@ -247,8 +229,6 @@ int main(void)
 	CHECK(left == 0, "every box's folder was removed (%d left in %s)",
 	      left, parent);
 
-	char *shadow = slurp("/nonexistent");
-	free(shadow);
 	free(sb);
 	return check_done();
 }
