@@ -700,7 +700,8 @@ def grade_class(args):
                 subs=os.path.abspath(args.submissions), n=args.slurm,
                 last=args.slurm - 1, out=out, root=ROOT, script=script,
                 runpy=os.path.join(ROOT, "run.py"),
-                labs=" --labs " + args.labs if args.labs else ""))
+                labs=(" --labs " + args.labs if args.labs else "")
+                + (" --unsandboxed" if args.unsandboxed else "")))
         print("wrote %s: `sbatch %s`, then `python3 %s merge %s %s/shard-*`"
               % (script, script, os.path.join(ROOT, "run.py"), out, out))
         return 0
@@ -727,6 +728,8 @@ def grade_class(args):
         cmd.append("--fresh")
     if args.quiet:
         cmd.append("--quiet")
+    if args.unsandboxed:
+        cmd.append("--unsandboxed")
     rc = grader(*cmd)
     if os.path.exists(os.path.join(out, "gradebook.json")) and not args.quiet:
         print("class view (histograms per step): python3 run.py show %s"
@@ -807,6 +810,10 @@ def main(argv=None):
     p.add_argument("--fresh", action="store_true",
                    help="regrade submissions that already have results")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--unsandboxed", action="store_true",
+                   help="grade even where the sandbox (bubblewrap) cannot "
+                        "start; every gradebook row then says so (without "
+                        "it, no sandbox means nothing is graded: exit 4)")
     p.add_argument("--slurm", type=int, metavar="N",
                    help="write a Slurm job-array script of N shards "
                         "instead of grading here")

@@ -254,6 +254,11 @@ void report_text(void *arg, json_t *ev)
 			event_str(ev, "mode"));
 	} else if (!strcmp(k, "device")) {
 		print_device(r, ev);
+	} else if (!strcmp(k, "sandbox") &&
+		   !json_is_true(json_object_get(ev, "on"))) {
+		/* said once per run: the code runs unconfined (grade.h) */
+		fprintf(o, "%ssandbox: off%s (%s): the code runs without it\n",
+			col(r, C_DIM), col(r, C_RESET), event_str(ev, "reason"));
 	} else if (!strcmp(k, "compile")) {
 		print_compile(r, ev);
 	} else if (!strcmp(k, "step_begin")) {

@@ -286,7 +286,16 @@ int sandbox_probe(struct sandbox *sb, const char *const *probe_argv,
 {
 	memset(sb, 0, sizeof(*sb));
 	sb->as_root = geteuid() == 0;
-	if (find_on_path("bwrap", sb->bwrap, sizeof(sb->bwrap)) < 0) {
+	const char *named = getenv("CUDALAB_BWRAP");
+	if (named && *named) {
+		snprintf(sb->bwrap, sizeof(sb->bwrap), "%s", named);
+		if (access(sb->bwrap, X_OK) < 0) {
+			snprintf(sb->reason, sizeof(sb->reason),
+				 "bubblewrap is not installed at %s "
+				 "(CUDALAB_BWRAP)", named);
+			return 0;
+		}
+	} else if (find_on_path("bwrap", sb->bwrap, sizeof(sb->bwrap)) < 0) {
 		snprintf(sb->reason, sizeof(sb->reason),
 			 "bubblewrap is not installed (Debian package "
 			 "bubblewrap)");

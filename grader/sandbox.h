@@ -66,7 +66,8 @@
  * system's read-only files, CPU time up to the limits, the loopback device
  * of its own network namespace.
  *
- * sandbox_probe() decides once whether a box works here: bwrap on PATH,
+ * sandbox_probe() decides once whether a box works here: bwrap on PATH
+ * (or the program CUDALAB_BWRAP names: tests name a missing one),
  * cudalab-box-exec beside the grader, and probe_argv run to a clean exit
  * inside a box with the GPU, with must_print in its output (NULL: any);
  * when not, sb->on is 0 and sb->reason says why. What a caller does then is
