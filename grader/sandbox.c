@@ -108,7 +108,7 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 #define ADD(s) (k < SANDBOX_MAX_ARGS - 1 ? (void)(a[k++] = (s)) : (void)0)
 #define BIND(how, p) (ADD(how), ADD(p), ADD(p))
 #define NUM(v)                                                               \
-	(nn < 8 ? (snprintf(sb->nums[nn], sizeof(sb->nums[nn]), "%ld",      \
+	(nn < 12 ? (snprintf(sb->nums[nn], sizeof(sb->nums[nn]), "%ld",      \
 			    (long)(v)),                                      \
 		   ADD(sb->nums[nn++]))                                      \
 		: (void)0)
@@ -201,6 +201,10 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 			NUM(b->uid);
 			ADD("--gid");
 			NUM(b->gid);
+			if (b->keep_fd >= 0) {
+				ADD("--keep-fd");
+				NUM(b->keep_fd);
+			}
 			ADD("--");
 		}
 		for (int i = 0; tool_argv[i]; i++)

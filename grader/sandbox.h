@@ -94,7 +94,7 @@ struct sandbox {
 	char init[PATH_MAX];  /* cudalab-box-exec */
 	/* storage for the strings of one command line */
 	char paths[48][PATH_MAX];
-	char nums[8][32];
+	char nums[12][32];
 	char dirs[96][PATH_MAX]; /* the folders above the binds (made 0755:
 				    bwrap would make them 0700, which
 				    nobody cannot cross) */

@@ -213,6 +213,9 @@ int main(void)
 	setenv("CUDALAB_NCU", tool, 1);
 	struct profile_result pr;
 	profile_step(sb, parent, escape, 60, PROFILE_CHECKS, &pr);
+	CHECK(pr.elements == 4096,
+	      "under a tool in the box, the program's result channel still "
+	      "reaches the grader (n %.0f)", pr.elements);
 	CHECK(pr.measured && pr.bank_conflicts == 65536,
 	      "ncu in the box: the bank conflicts are the tool's 65536 from "
 	      "its report file, not the program's CSV (measured %d, %.0f: %s)",
