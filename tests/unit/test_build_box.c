@@ -51,15 +51,15 @@ int main(void)
 		return check_done();
 	}
 	/* the student's folder sits deep in the tree, like OUT/work/S/LAB */
-	char dir[PATH_MAX + 64], f[4][PATH_MAX + 96], text[PATH_MAX * 2];
+	char dir[PATH_MAX + 64], f[5][PATH_MAX + 96], text[PATH_MAX * 2];
 	snprintf(dir, sizeof(dir), "%s/student-%d", build_dir, (int)getpid());
 	char cmd[PATH_MAX * 2];
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
 	if (system(cmd) != 0)
 		return 1;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		snprintf(f[i], sizeof(f[i]), "%s/case%d/saxpy_v1.cu", dir, i);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		snprintf(cmd, sizeof(cmd), "mkdir -p %s/case%d", dir, i);
 		if (system(cmd) != 0)
 			return 1;
@@ -85,14 +85,24 @@ int main(void)
 		 buf, cwd);
 	put(f[2], text);
 
-	struct step_build b[4];
+	/* 4: 445 bytes that make nvcc print 17 MB (a 4 MiB string, twice) */
+	struct strbuf big = STRBUF_INIT;
+	strbuf_addf(&big, "#define A0 \"%064d\"\n", 0);
+	for (int i = 1; i <= 16; i++)
+		strbuf_addf(&big, "#define A%d A%d A%d\n", i, i - 1, i - 1);
+	strbuf_addf(&big, "static_assert(sizeof(int) == 3, A16);\n"
+			  "static_assert(sizeof(int) == 5, A16);\n");
+	put(f[4], strbuf_str(&big));
+	strbuf_release(&big);
+
+	struct step_build b[5];
 	memset(b, 0, sizeof(b));
 	const struct step_spec *v1 = manifest_step(&lab, "v1");
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		b[i].step = v1;
 		snprintf(b[i].source, sizeof(b[i].source), "%s", f[i]);
 	}
-	int rc = build_steps(&env, &lab, b, 4, err, sizeof(err));
+	int rc = build_steps(&env, &lab, b, 5, err, sizeof(err));
 	CHECK(rc == 0, "build_steps runs (%s)", rc ? err : "");
 	const char *what[] = {"a relative #include of solutions/",
 			      "an absolute #include of solutions/",
@@ -113,7 +123,16 @@ int main(void)
 		      "(log: %.300s)", what[i], strbuf_str(&b[i].log));
 	CHECK(b[3].ok, "the honest starter compiles in the box (log: %.500s)",
 	      strbuf_str(&b[3].log));
-	for (int i = 0; i < 4; i++)
+	char *diag = json_dumps(b[4].diagnostics, JSON_COMPACT);
+	size_t dlen = diag ? strlen(diag) : 0;
+	free(diag);
+	CHECK(!b[4].ok && b[4].log.len <= BUILD_LOG_LIMIT + 100 &&
+		      strstr(strbuf_str(&b[4].log), "compiler output cut") &&
+		      dlen < 4 * BUILD_LOG_LIMIT,
+	      "a 445-byte file whose errors run to 17 MB keeps at most %d "
+	      "bytes of compiler output, and says it cut (log %zu, "
+	      "diagnostics %zu bytes)", BUILD_LOG_LIMIT, b[4].log.len, dlen);
+	for (int i = 0; i < 5; i++)
 		step_build_release(&b[i]);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", build_dir);
 	if (system(cmd) != 0)
