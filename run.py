@@ -584,6 +584,8 @@ def grade_labs(command, args):
     worst = 0
     for lab in labs:
         rc = grader(command, lab, *flags)
+        # a grader without a sandbox says so: once, not once per lab
+        os.environ["CUDALAB_SANDBOX_SAID"] = "1"
         svg = draw_variants(lab) if command == "bench" else None
         if svg:
             print("cudalab: bandwidth against the variants: %s" % svg,
