@@ -48,7 +48,7 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FIXTURE_SRC := $(wildcard tests/programs/*.c)
 FIXTURE_BIN := $(FIXTURE_SRC:tests/programs/%.c=$(BUILD)/tests/programs/%)
 
-all: $(BUILD)/cudalab-grader $(BUILD)/cudalab-ui $(BUILD)/devprobe
+all: $(BUILD)/cudalab-grader $(BUILD)/cudalab-box-exec $(BUILD)/cudalab-ui $(BUILD)/devprobe
 
 $(BUILD)/%.o: %.c | setup
 	@mkdir -p $(@D)
@@ -56,6 +56,10 @@ $(BUILD)/%.o: %.c | setup
 
 $(BUILD)/cudalab-grader: $(BUILD)/grader/main.o $(GRADER_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# the last step inside a sandbox before untrusted code (grader/sandbox.h)
+$(BUILD)/cudalab-box-exec: $(BUILD)/grader/boxexec.o
+	$(CC) $(CFLAGS) -o $@ $^
 
 $(BUILD)/cudalab-ui: $(BUILD)/ui/main.o $(UI_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lncursesw $(LDLIBS)

@@ -197,6 +197,26 @@ void hx_init(int argc, char **argv)
 				usage_error("at most 16 %s", a);
 			H.opts.extra_sizes[H.opts.n_extra_sizes++] = v;
 			i++;
+		} else if (!strcmp(a, "--extra-size-file")) {
+			/* the grader's hidden sizes, one a line, kept off the
+			 * command line (which any process may read); read and
+			 * removed here, before the launcher is first called */
+			FILE *f = v ? fopen(v, "r") : NULL;
+			char line[64];
+			if (!f)
+				usage_error("cannot read %s", v ? v : a);
+			while (fgets(line, sizeof(line), f)) {
+				line[strcspn(line, "\r\n")] = 0;
+				if (!line[0])
+					continue;
+				if (H.opts.n_extra_sizes == 16)
+					usage_error("at most 16 %s", "extra sizes");
+				H.opts.extra_sizes[H.opts.n_extra_sizes++] =
+					strdup(line);
+			}
+			fclose(f);
+			unlink(v);
+			i++;
 		}
 		else
 			usage_error("unknown argument %s", a);

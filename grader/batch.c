@@ -121,6 +121,8 @@ static void *build_worker(void *arg)
 		const char *argv[] = {p->o->grader, "--root", p->o->root, "test",
 				      j->lab, "--src", j->src, "--build-only",
 				      "--json", "--no-save", "--jobs", "1",
+				      p->o->unsandboxed ? "--unsandboxed"
+							: "--sandbox",
 				      NULL};
 		struct child c = CHILD_INIT;
 		c.argv = argv;
@@ -156,8 +158,7 @@ static void *run_worker(void *arg)
 		argv[k++] = "--json";
 		argv[k++] = "--no-save";
 		argv[k++] = "--no-color";
-		if (p->sandbox_on)
-			argv[k++] = "--sandbox";
+		argv[k++] = p->o->unsandboxed ? "--unsandboxed" : "--sandbox";
 		if (p->o->step_limit) {
 			argv[k++] = "--time-limit";
 			argv[k++] = p->o->step_limit;
@@ -319,7 +320,9 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 		fprintf(stderr, "  %zu job(s) already graded: kept (--fresh "
 				"regrades them)\n", resumed);
 
-	/* Say once whether the runs are sandboxed. */
+	/* Say once whether the runs are sandboxed; no sandbox, no grading,
+	 * unless the instructor said --unsandboxed (each job probes again,
+	 * with its GPU, and records the answer in its "sandbox" event). */
 	struct sandbox *sb = calloc(1, sizeof(*sb));
 	char probe[PATH_MAX];
 	snprintf(probe, sizeof(probe), "%s", o->grader); /* devprobe is beside */
@@ -328,14 +331,25 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 		 sizeof(probe) - (size_t)(slash ? slash + 1 - probe : 0),
 		 "devprobe");
 	const char *pargv[] = {probe, NULL};
-	if (sb && p.todo)
-		sandbox_probe(sb, pargv, "\"available\":true");
+	if (sb && p.todo && !o->unsandboxed)
+		sandbox_probe(sb, pargv, NULL);
 	p.sandbox_on = sb && sb->on;
+	if (p.todo && !p.sandbox_on && !o->unsandboxed) {
+		snprintf(err, errlen,
+			 "the sandbox cannot start, so nothing is graded: %s "
+			 "(install bubblewrap, or pass --unsandboxed to grade "
+			 "without it: every row then says so)",
+			 sb ? sb->reason : "out of memory");
+		free(sb);
+		free(p.jobs);
+		pthread_mutex_destroy(&p.lock);
+		json_decref(intake);
+		return -1;
+	}
 	if (p.todo && !o->quiet)
 		fprintf(stderr, p.sandbox_on ? "sandbox: bubblewrap\n"
-					     : "sandbox: OFF (%s); submissions "
-					       "run with limits only\n",
-			sb ? sb->reason : "out of memory");
+					     : "sandbox: OFF (--unsandboxed); "
+					       "every gradebook row says so\n");
 	free(sb);
 
 	if (p.todo) {

@@ -8,7 +8,7 @@
  * and the staged files in OUT/work/STUDENT/LAB/.
  *
  * Each job runs `cudalab-grader test LAB --src OUT/work/STUDENT/LAB --json
- * --no-save [--sandbox]` as a child (own process group, wall-clock limit),
+ * --no-save --sandbox` (or `--unsandboxed`) as a child (own process group, wall-clock limit),
  * pinned to one GPU with CUDA_VISIBLE_DEVICES; its event stream goes to
  * OUT/results/STUDENT/LAB.jsonl (written as .tmp, renamed when complete).
  * A job whose file exists is done: an interrupted run resumes where it
@@ -41,6 +41,11 @@ struct batch_opts {
 	double job_limit_s;     /* wall-clock limit of one (student, lab) */
 	const char *step_limit; /* --time-limit for each step run (NULL: the
 				   manifest's) */
+	int unsandboxed;        /* the instructor's --unsandboxed: no box, and
+				   every job's "sandbox" event (so every
+				   gradebook row) says so; without it, a box
+				   that cannot start here is an error before
+				   any job runs (grade.h: SANDBOX_REQUIRED) */
 };
 
 int batch_grade(const struct batch_opts *o, char *err, size_t errlen);

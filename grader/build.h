@@ -26,6 +26,10 @@
 #include "manifest.h"
 #include "strbuf.h"
 
+#define BUILD_LOG_LIMIT (64 * 1024)
+
+struct sandbox;
+
 struct build_env {
 	const char *root;      /* project root (labs/, common/) */
 	const char *build_dir; /* where objects and steps go */
@@ -33,6 +37,12 @@ struct build_env {
 	const char *nvcc;      /* the compiler command, usually "nvcc" */
 	int jobs;              /* parallel compiles */
 	double compile_limit_s;
+	struct sandbox *sb;    /* non-NULL: nvcc on a student's file runs in
+				  a box (sandbox.h: box_for_compile) that sees
+				  the system, the toolkit, common/, the lab's
+				  headers and that one file, and writes only
+				  its output folder; its output is capped at
+				  BUILD_LOG_LIMIT bytes */
 	char nvcc_version[128]; /* filled by build_env_init */
 };
 

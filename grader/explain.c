@@ -1,4 +1,5 @@
 #include "explain.h"
+#include "sandbox.h"
 #include "advice.h"
 #include "event.h"
 #include "manifest.h"
@@ -515,6 +516,22 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 	snprintf(rl.bandwidth_label, sizeof(rl.bandwidth_label),
 		 "measured copy");
 	rl.bandwidth = copy_gbps * 1e9;
+	/* ncu runs the student's program: in a box, as the build did
+	 * (grade_lab's "sandbox" event says whether one started here) */
+	struct sandbox *sb = NULL;
+	json_t *sbev = find(events, "sandbox", NULL);
+	char box_parent[PATH_MAX], probe[PATH_MAX];
+	snprintf(box_parent, sizeof(box_parent), "%s/box", o->build_dir);
+	snprintf(probe, sizeof(probe), "%s/devprobe", o->build_dir);
+	if (gpu && !e->no_counters &&
+	    json_is_true(json_object_get(sbev, "on")) &&
+	    (sb = calloc(1, sizeof(*sb)))) {
+		const char *pargv[] = {probe, NULL};
+		if (!sandbox_probe(sb, pargv, "\"available\":true")) {
+			free(sb);
+			sb = NULL;
+		}
+	}
 	int failed = 0;
 	size_t i;
 	json_t *step;
@@ -567,7 +584,7 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 				     "(%s)\n", event_str(device, "reason"));
 		} else {
 			struct profile_result pr;
-			profile_step(event_str(compile, "exe"),
+			profile_step(sb, box_parent, event_str(compile, "exe"),
 				     o->time_limit_s > 0 ? o->time_limit_s : 120,
 				     PROFILE_EXPLAIN,
 				     json_string_value(json_object_get(device,
@@ -608,6 +625,7 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 			!gpu || e->no_counters
 				? "the counters were not measured"
 				: "no step did floating-point work that reached DRAM");
+	free(sb);
 	manifest_free(&lab);
 	json_decref(events);
 	return failed;

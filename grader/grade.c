@@ -30,13 +30,14 @@ static void emit(event_sink sink, void *arg, json_t *ev)
 }
 
 /* Bench: count the instructions the step executes per element (ncu). */
-static void profile_instructions(const char *exe, const char *step,
+static void profile_instructions(struct sandbox *sb, const char *box_parent,
+				 const char *exe, const char *step,
 				 const char *gpu_uuid, double limit,
-				 struct step_outcome *r, event_sink sink,
-				 void *arg)
+				 struct step_outcome *r,
+				 event_sink sink, void *arg)
 {
 	struct profile_result pr;
-	profile_step(exe, limit, PROFILE_CHECKS, gpu_uuid, &pr);
+	profile_step(sb, box_parent, exe, limit, PROFILE_CHECKS, gpu_uuid, &pr);
 	json_t *ev = json_pack("{s:s, s:s, s:s, s:b}", "event", "profile",
 			       "step", step, "tool", "ncu", "measured",
 			       pr.measured);
@@ -61,74 +62,36 @@ static void profile_instructions(const char *exe, const char *step,
 	emit(sink, arg, ev);
 }
 
-/* The number after `key` in text (e.g. "ERROR SUMMARY: 3 errors"), or -1. */
-static long count_after(const char *text, const char *key)
-{
-	const char *p = strstr(text, key);
-	return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
-
 /*
  * Run the step under each of the lab's compute-sanitizer tools on its
- * sanitize case; sets the metric sanitizer_errors (their sum) when every
- * tool ran, and emits one "sanitizer" event per tool.
+ * sanitize case (profiler.h: sanitizer_run, in the box, the count read from
+ * the tool's own report file); sets the metric sanitizer_errors (their sum)
+ * when every tool ran, and emits one "sanitizer" event per tool.
  */
-static void sanitize(const struct lab_manifest *lab, const char *exe,
+static void sanitize(struct sandbox *sb, const char *box_parent,
+		     const struct lab_manifest *lab, const char *exe,
 		     const char *step, const char *gpu_uuid, double limit,
-		     struct step_outcome *r, event_sink sink, void *arg)
+		     struct step_outcome *r,
+		     event_sink sink, void *arg)
 {
 	long total = 0;
 	int all_ran = 1;
 	for (char **tool = lab->sanitize_tools; tool && *tool; tool++) {
-		const char *argv[] = {"compute-sanitizer", "--tool", *tool,
-				      "--print-limit", "20", exe, "--case",
-				      lab->sanitize_case, "--no-timing",
-				      "--result-fd", "3", NULL, NULL, NULL};
-		struct child c = CHILD_INIT;
-		/* its GPU work holds the lock shared, like any correctness run */
-		int lock_fd = device_lock_pass(&c, gpu_uuid);
-		if (lock_fd >= 0) {
-			argv[11] = "--gpu-lock-fd";
-			argv[12] = DEVICE_LOCK_FD_ARG;
-		}
-		c.argv = argv;
-		c.result_fd = 3;
-		c.out_limit = 256 * 1024;
-		c.wall_limit_s = limit * 4;
+		struct sanitizer_result sr;
+		sanitizer_run(sb, box_parent, *tool, exe, lab->sanitize_case,
+			      gpu_uuid,
+			      limit * 4, &sr);
 		json_t *ev = json_pack("{s:s, s:s, s:s}", "event", "sanitizer",
 				       "step", step, "tool", *tool);
-		char how[160];
-		long errors = -1;
-		if (child_run(&c) < 0) {
-			json_object_set_new(ev, "reason",
-					    json_string("compute-sanitizer not "
-							"found on PATH"));
-		} else {
-			const char *out = strbuf_str(&c.out);
-			errors = count_after(out, "ERROR SUMMARY: ");
-			long hazards = count_after(out, "SUMMARY: ");
-			if (strstr(out, "RACECHECK SUMMARY: ") && hazards > errors)
-				errors = hazards;
-			if (errors < 0)
-				json_object_set_new(
-					ev, "reason",
-					json_string(child_describe_end(
-						&c, how, sizeof(how))));
-			size_t len = c.out.len;
-			json_object_set_new(ev, "output",
-					    json_string(out + (len > 4000
-								   ? len - 4000
-								   : 0)));
-		}
-		json_object_set_new(ev, "measured", json_boolean(errors >= 0));
-		if (errors >= 0)
-			json_object_set_new(ev, "errors", json_integer(errors));
+		if (sr.errors < 0)
+			json_object_set_new(ev, "reason", json_string(sr.reason));
+		json_object_set_new(ev, "output", json_string(sr.report));
+		json_object_set_new(ev, "measured", json_boolean(sr.errors >= 0));
+		if (sr.errors >= 0)
+			json_object_set_new(ev, "errors", json_integer(sr.errors));
 		emit(sink, arg, ev);
-		child_release(&c);
-		if (lock_fd >= 0)
-			close(lock_fd);
-		all_ran &= errors >= 0;
-		total += errors > 0 ? errors : 0;
+		all_ran &= sr.errors >= 0;
+		total += sr.errors > 0 ? sr.errors : 0;
 	}
 	if (all_ran)
 		json_object_set_new(r->metrics, "sanitizer_errors",
@@ -141,7 +104,7 @@ static const char *const *step_environment(char store[][512], size_t max)
 	static const char *const keep[] = {
 		"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
 		"NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
-		"CUDA_DEVICE_ORDER", "TMPDIR", NULL};
+		"CUDA_DEVICE_ORDER", NULL};
 	static const char *env[16];
 	size_t k = 0;
 	for (const char *const *name = keep; *name && k + 2 < max; name++) {
@@ -153,6 +116,7 @@ static const char *const *step_environment(char store[][512], size_t max)
 		k++;
 	}
 	env[k++] = "HOME=/tmp";
+	env[k++] = "TMPDIR=/tmp"; /* the box's own (sandbox.h) */
 	env[k] = NULL;
 	return env;
 }
@@ -249,14 +213,42 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	}
 	else if (o->bench)
 		argv[k++] = "--bench";
-	for (char *const *x = extra_sizes; x && *x && k < 44 && !timed_only;
-	     x++) {
-		argv[k++] = "--extra-size";
-		argv[k++] = *x;
+	/* The step's own folder: its working directory in the box (the only
+	 * place it may write), and where the hidden sizes wait for the
+	 * harness (never on the command line, which `ps` shows to anyone). */
+	char box_parent[PATH_MAX], scratch[PATH_MAX + 32] = "",
+	     sizes[PATH_MAX + 64];
+	int boxed = sb && sb->on;
+	snprintf(box_parent, sizeof(box_parent), "%s/box", o->build_dir);
+	if (sandbox_folder(boxed ? sb : NULL, box_parent, 0, scratch,
+			   sizeof(scratch)) < 0) {
+		scratch[0] = 0;
+		if (!r->error)
+			r->error = json_pack("{s:s, s:s, s:s}", "event", "error",
+					     "kind", "harness", "message",
+					     "cannot create the step's folder "
+					     "under build/box");
+		return;
+	}
+	if (extra_sizes && *extra_sizes && !timed_only) {
+		snprintf(sizes, sizeof(sizes), "%s/extra-sizes", scratch);
+		FILE *f = fopen(sizes, "w");
+		for (char *const *x = extra_sizes; f && *x; x++)
+			fprintf(f, "%s\n", *x);
+		if (f && fclose(f) == 0) {
+			argv[k++] = "--extra-size-file";
+			argv[k++] = sizes;
+		}
 	}
 	argv[k] = NULL;
 	char store[16][512];
-	c->argv = sb && sb->on ? sandbox_argv(sb, argv) : argv;
+	struct box box;
+	box_for_run(&box);
+	box_ro(&box, exe);
+	box.rw = scratch;
+	box.keep_fd = 3;
+	box.lock_fd = lock_fd >= 0 ? 4 : -1;
+	c->argv = boxed ? sandbox_argv(sb, &box, NULL, argv) : argv;
 	c->env = step_environment(store, 16);
 	c->result_fd = 3;
 	c->on_result = outcome_feed;
@@ -275,6 +267,7 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 		close(lock_fd);
 	if (r->pending.len) /* a last line without newline */
 		outcome_feed(r, "\n", 1);
+	sandbox_remove(scratch);
 }
 
 static void discard_event(void *arg, json_t *ev)
@@ -808,22 +801,49 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	int toolkit_lacks = target_limits(&env, &lab, device, arch, first,
 					  count, beyond);
 
-	/* Untrusted code: bubblewrap when it can run a CUDA program here. */
-	struct sandbox *sb = NULL;
-	if (o->sandbox && have_device) {
-		sb = calloc(1, sizeof(*sb));
-		char probe[4096];
-		snprintf(probe, sizeof(probe), "%s/devprobe", o->bin_dir);
-		const char *pargv[] = {probe, NULL};
-		if (sb)
-			sandbox_probe(sb, pargv, "\"available\":true");
-		emit(sink, arg,
-		     sb && sb->on
-			     ? json_pack("{s:s, s:b}", "event", "sandbox", "on", 1)
-			     : json_pack("{s:s, s:b, s:s}", "event", "sandbox",
-					 "on", 0, "reason",
-					 sb ? sb->reason : "out of memory"));
+	/* Untrusted code (the compile too) runs in a box (sandbox.h); the
+	 * policy when none can start is grade.h's. */
+	struct sandbox *sb = calloc(1, sizeof(*sb));
+	if (!sb) {
+		snprintf(err, errlen, "out of memory");
+		free(beyond);
+		json_decref(device);
+		manifest_free(&lab);
+		return -1;
 	}
+	if (o->sandbox != SANDBOX_OFF) {
+		const char *pargv[] = {probe, NULL};
+		sandbox_probe(sb, pargv, have_device ? "\"available\":true"
+						     : NULL);
+	} else {
+		snprintf(sb->reason, sizeof(sb->reason),
+			 "--unsandboxed: the instructor turned the sandbox off");
+	}
+	json_t *sev = json_pack("{s:s, s:b, s:b}", "event", "sandbox", "on",
+				sb->on, "unsandboxed", !sb->on);
+	if (sb->on)
+		json_object_set_new(
+			sev, "model",
+			json_string(sb->as_root
+					    ? "bubblewrap; programs as uid 65534, "
+					      "tools' reports out of their reach"
+					    : "bubblewrap in a user namespace; "
+					      "one uid for tools and programs"));
+	else
+		json_object_set_new(sev, "reason", json_string(sb->reason));
+	emit(sink, arg, sev);
+	if (!sb->on && o->sandbox == SANDBOX_REQUIRED) {
+		snprintf(err, errlen,
+			 "the sandbox cannot start, so nothing is graded: %s "
+			 "(install bubblewrap, or pass --unsandboxed to grade "
+			 "without it: every row then says so)", sb->reason);
+		free(sb);
+		free(beyond);
+		json_decref(device);
+		manifest_free(&lab);
+		return -1;
+	}
+	env.sb = sb->on ? sb : NULL;
 
 	/* Build every selected step (in parallel, cached). */
 	struct step_build *builds = calloc(count, sizeof(*builds));
@@ -911,6 +931,9 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	}
 
 	/* Run, measure, check. */
+	struct sandbox *boxed = sb->on ? sb : NULL;
+	char box_parent[PATH_MAX];
+	snprintf(box_parent, sizeof(box_parent), "%s/box", o->build_dir);
 	int passed = 0, failed = 0, not_graded = 0;
 	double first_median = 0;
 	for (size_t i = 0; i < count; i++) {
@@ -963,16 +986,17 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			for (size_t k = 0; k < s->nchecks; k++)
 				counters |= metric_needs_profiler(s->checks[k].metric);
 			if (counters && outcome_ran_clean(&r, &c) && r.timed_n > 0)
-				profile_instructions(b->exe, s->id, gpu_uuid,
-						     limit, &r, sink, arg);
+				profile_instructions(boxed, box_parent, b->exe,
+						     s->id, gpu_uuid, limit, &r, sink,
+						     arg);
 			int sanitized = 0;
 			for (size_t k = 0; k < s->nchecks; k++)
 				sanitized |= !strcmp(s->checks[k].metric,
 						     "sanitizer_errors");
 			if (sanitized && lab.sanitize_tools &&
 			    outcome_ran_clean(&r, &c))
-				sanitize(&lab, b->exe, s->id, gpu_uuid, limit,
-					 &r, sink, arg);
+				sanitize(boxed, box_parent, &lab, b->exe, s->id,
+					 gpu_uuid, limit, &r, sink, arg);
 			compare_with_reference(o, sb, &env, &lab, device, s, &r,
 					       sink, arg);
 			struct check_summary checks;

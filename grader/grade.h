@@ -21,6 +21,16 @@
 
 #include "event.h"
 
+/*
+ * Sandbox policy. AUTO (a student's `test`): a box when one starts here,
+ * else a "sandbox" event with on false and the reason, and grading goes on.
+ * REQUIRED (`--sandbox`, what the class's `grade` passes): no box, no
+ * grading: grade_lab returns -1 (exit 4) saying why. OFF (`--unsandboxed`,
+ * the instructor's explicit choice): no box; the "sandbox" event says
+ * unsandboxed true, and the gradebook marks every row.
+ */
+enum sandbox_mode { SANDBOX_AUTO = 0, SANDBOX_REQUIRED, SANDBOX_OFF };
+
 struct grade_opts {
 	const char *root;      /* project root */
 	const char *build_dir; /* compiled steps (paths.h: ROOT/build, or a
@@ -45,9 +55,10 @@ struct grade_opts {
 				       folder, or ROOT/calibration for the
 				       tree: calibration.h); src_dir is then
 				       the lab's reference solutions */
-	int sandbox;               /* run step programs under bubblewrap when
-				      it works here (sandbox.h); a "sandbox"
-				      event says whether it did */
+	int sandbox;               /* enum sandbox_mode: whether untrusted
+				      work (compile, run, sanitizer, ncu) runs
+				      in a box (sandbox.h); a "sandbox" event
+				      says whether it did */
 };
 
 int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,

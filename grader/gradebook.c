@@ -37,7 +37,7 @@ json_t *gradebook_last_event(const char *path, const char *kind)
 }
 
 /* Per (student, lab): step id -> step_end event, plus its checks. */
-static json_t *load_steps(const char *path, int *finished)
+static json_t *load_steps(const char *path, int *finished, int *unsandboxed)
 {
 	json_t *steps = json_object();
 	*finished = 0;
@@ -65,6 +65,9 @@ static json_t *load_steps(const char *path, int *finished)
 			json_object_set(steps, step, ev);
 		} else if (k && !strcmp(k, "run_end")) {
 			*finished = 1;
+		} else if (k && !strcmp(k, "sandbox") &&
+			   json_is_true(json_object_get(ev, "unsandboxed"))) {
+			*unsandboxed = 1; /* grade.h: SANDBOX_OFF */
 		}
 		json_decref(ev);
 	}
@@ -178,7 +181,7 @@ static json_t *collect(const char *out_dir, json_t *intake)
 					"source", json_object_get(st, "source"),
 					"notes", json_object_get(st, "notes"),
 					"labs");
-		int passed = 0, total = 0, not_graded = 0;
+		int passed = 0, total = 0, not_graded = 0, unsandboxed = 0;
 		const char *lab;
 		json_t *steps;
 		json_object_foreach(labs, lab, steps) {
@@ -188,7 +191,7 @@ static json_t *collect(const char *out_dir, json_t *intake)
 			int submitted = json_object_get(
 				json_object_get(st, "labs"), lab) != NULL;
 			int finished = 0;
-			json_t *ends = load_steps(path, &finished);
+			json_t *ends = load_steps(path, &finished, &unsandboxed);
 			/* why a step was not graded is said once per run, by
 			 * its device event: each such step's row quotes it */
 			json_t *dev = gradebook_last_event(path, "device");
@@ -255,6 +258,19 @@ static json_t *collect(const char *out_dir, json_t *intake)
 			(void)finished;
 			json_decref(ends);
 			json_object_set_new(json_object_get(row, "labs"), lab, out);
+		}
+		/* every row graded without the sandbox says so */
+		json_object_set_new(row, "unsandboxed", json_boolean(unsandboxed));
+		if (unsandboxed) {
+			json_t *notes = json_deep_copy(json_object_get(row, "notes"));
+			if (!json_is_array(notes)) {
+				json_decref(notes);
+				notes = json_array();
+			}
+			json_array_append_new(notes, json_string(
+				"UNSANDBOXED: graded without the sandbox "
+				"(--unsandboxed)"));
+			json_object_set_new(row, "notes", notes);
 		}
 		json_object_set_new(row, "passed", json_integer(passed));
 		json_object_set_new(row, "total", json_integer(total));

@@ -61,6 +61,10 @@ static const char usage[] =
 	"  --color, --no-color   force colour on or off (default: on a TTY\n"
 	"                  unless NO_COLOR is set)\n"
 	"  --verbose       also show passing checks and compiler warnings\n"
+	"  --sandbox       untrusted work must run in the sandbox: refuse (exit\n"
+	"                  4) when it cannot start (default: use it when it\n"
+	"                  starts, else say so and go on)\n"
+	"  --unsandboxed   run without the sandbox (recorded in the events)\n"
 	"\n"
 	"--build DIR: compile steps in DIR (default $CUDALAB_BUILD, else\n"
 	"ROOT/build; run.py passes a per-user folder when ROOT is read-only).\n"
@@ -97,7 +101,10 @@ static const char class_usage[] =
 	"  --shard K/N    only jobs K, K+N, K+2N... (Slurm array task K of N)\n"
 	"  --fresh        regrade jobs that already have a result\n"
 	"  --time-limit S wall-clock limit of each step run (default: the lab's)\n"
-	"  --job-limit S  wall-clock limit of one student's lab (default 3600)\n";
+	"  --job-limit S  wall-clock limit of one student's lab (default 3600)\n"
+	"  --unsandboxed  grade without the sandbox (bubblewrap) when it cannot\n"
+	"                 start here; every gradebook row says so (without this\n"
+	"                 flag, no sandbox means nothing is graded: exit 4)\n";
 
 /* grade / gradebook / merge: the instructor's commands (batch.h). */
 static int cmd_class(const char *cmd, const char *root, int argc,
@@ -142,6 +149,8 @@ static int cmd_class(const char *cmd, const char *root, int argc,
 		char *end;
 		if (!strcmp(a, "--fresh")) {
 			o.fresh = 1;
+		} else if (!strcmp(a, "--unsandboxed")) {
+			o.unsandboxed = 1;
 		} else if (!strcmp(a, "--quiet")) {
 			o.quiet = 1;
 		} else if (!v && (!strcmp(a, "--gpus") || !strcmp(a, "--jobs") ||
@@ -406,7 +415,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--fresh")) {
 			fresh = 1;
 		} else if (!strcmp(a, "--sandbox")) {
-			o.sandbox = 1;
+			o.sandbox = SANDBOX_REQUIRED;
+		} else if (!strcmp(a, "--unsandboxed")) {
+			o.sandbox = SANDBOX_OFF;
 		} else if (!strcmp(a, "--build-only")) {
 			o.build_only = 1;
 		} else if (!strcmp(a, "--no-save")) {

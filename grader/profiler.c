@@ -1,8 +1,12 @@
 #include "profiler.h"
 #include "device.h"
+#include "sandbox.h"
 #include "runner.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,7 +426,246 @@ static double case_elements(const char *events)
 	return n;
 }
 
-void profile_step(const char *exe, double time_limit_s, enum profile_set set,
+/* The number after `key` in text (e.g. "ERROR SUMMARY: 3 errors"), or -1. */
+static long count_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+long sanitizer_count(const char *report)
+{
+	long errors = count_after(report, "ERROR SUMMARY: ");
+	long hazards = count_after(report, "SUMMARY: ");
+	if (strstr(report, "RACECHECK SUMMARY: ") && hazards > errors)
+		errors = hazards;
+	return errors;
+}
+
+/* The environment of a tool run: what CUDA and the loader need. */
+static const char *const *tool_env(char store[][PATH_MAX], const char **env)
+{
+	static const char *const keep[] = {
+		"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
+		"NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
+		"CUDA_DEVICE_ORDER", NULL};
+	int k = 0;
+	for (const char *const *v = keep; *v; v++)
+		if (getenv(*v))
+			snprintf(store[k], PATH_MAX, "%s=%s", *v, getenv(*v)),
+				env[k] = store[k], k++;
+	env[k++] = "HOME=/tmp";
+	env[k++] = "TMPDIR=/tmp";
+	env[k] = NULL;
+	return env;
+}
+
+/* The folder holding the tool, when it is outside the system folders the
+ * box always shows (a test's stand-in, an ncu installed under /home). */
+static void tool_folder(const char *tool, char *out, size_t len)
+{
+	char found[PATH_MAX], real[PATH_MAX];
+	out[0] = 0;
+	if (strchr(tool, '/')) {
+		snprintf(found, sizeof(found), "%s", tool);
+	} else {
+		const char *path = getenv("PATH");
+		found[0] = 0;
+		while (path && *path) {
+			size_t n = strcspn(path, ":");
+			snprintf(found, sizeof(found), "%.*s/%s", (int)n, path,
+				 tool);
+			if (n && access(found, X_OK) == 0)
+				break;
+			found[0] = 0;
+			path += n + (path[n] == ':');
+		}
+	}
+	if (!found[0] || !realpath(found, real))
+		return;
+	static const char *const system[] = {"/usr/", "/opt/", "/bin/",
+					     "/sbin/", "/lib", NULL};
+	for (const char *const *s = system; *s; s++)
+		if (!strncmp(real, *s, strlen(*s)))
+			return;
+	char *slash = strrchr(real, '/');
+	if (slash && slash != real) {
+		*slash = 0;
+		snprintf(out, len, "%s", real);
+	}
+}
+
+/*
+ * Run tool_argv (ending with its report option, whose value is
+ * "REPORT/name" as the caller wrote it into report_arg) on step_argv, in
+ * the box when sb is on. The report's text (at most limit bytes) goes to
+ * report; c is the finished child (the caller releases it). -1 when the
+ * folders could not be made (why says so).
+ */
+static int run_tool_locked(struct sandbox *sb, const char *box_parent,
+			   const char **tool_argv, int report_idx,
+			   const char *name, const char *const *step_argv,
+			   int locked, double limit_s, struct child *c,
+			   struct strbuf *report, size_t limit, char *why,
+			   size_t whylen);
+
+static int run_tool_on_step(struct sandbox *sb, const char *box_parent,
+			    const char **tool_argv, int report_idx,
+			    const char *name, const char *const *step_argv_in,
+			    const char *gpu_uuid, double limit_s,
+			    struct child *c, struct strbuf *report,
+			    size_t limit, char *why, size_t whylen)
+{
+	/* the step's GPU work holds its GPU's lock shared (common/gpulock.h):
+	 * the lock is passed at fd 4, as the box has no path to it */
+	const char *step_argv[24];
+	int ns = 0;
+	for (; step_argv_in[ns] && ns < 20; ns++)
+		step_argv[ns] = step_argv_in[ns];
+	int lock_fd = device_lock_pass(c, gpu_uuid);
+	if (lock_fd >= 0) {
+		step_argv[ns++] = "--gpu-lock-fd";
+		step_argv[ns++] = DEVICE_LOCK_FD_ARG;
+	}
+	step_argv[ns] = NULL;
+	int rc = run_tool_locked(sb, box_parent, tool_argv, report_idx, name,
+				 step_argv, lock_fd >= 0, limit_s, c, report,
+				 limit, why, whylen);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return rc;
+}
+
+static int run_tool_locked(struct sandbox *sb, const char *box_parent,
+			   const char **tool_argv, int report_idx,
+			   const char *name, const char *const *step_argv,
+			   int locked, double limit_s, struct child *c,
+			   struct strbuf *report, size_t limit, char *why,
+			   size_t whylen)
+{
+	char scratch[PATH_MAX + 32] = "", reports[PATH_MAX + 32] = "",
+	     file[PATH_MAX * 2], tooldir[PATH_MAX];
+	int boxed = sb && sb->on;
+	if (boxed && !sb->landlock) {
+		snprintf(why, whylen, "not run: this kernel has no Landlock "
+			 "(Linux 5.13+), so the program could write the tool's "
+			 "report");
+		return -1;
+	}
+	if (sandbox_folder(boxed ? sb : NULL, box_parent, 1, reports,
+			   sizeof(reports)) < 0 ||
+	    (boxed && sandbox_folder(sb, box_parent, 0, scratch,
+				     sizeof(scratch)) < 0)) {
+		snprintf(why, whylen, "cannot create a folder under %s: %s",
+			 box_parent, strerror(errno));
+		if (reports[0])
+			sandbox_remove(reports);
+		return -1;
+	}
+	char inside[PATH_MAX];
+	snprintf(file, sizeof(file), "%s/%s", reports, name);
+	snprintf(inside, sizeof(inside), "%s/%s", SANDBOX_REPORT, name);
+	tool_argv[report_idx] = boxed ? inside : file;
+	char store[8][PATH_MAX];
+	const char *env[12];
+	const char *all[96];
+	c->env = tool_env(store, env);
+	if (boxed) {
+		struct box b;
+		box_for_run(&b);
+		box_ro(&b, step_argv[0]);
+		tool_folder(tool_argv[0], tooldir, sizeof(tooldir));
+		if (tooldir[0])
+			box_ro(&b, tooldir);
+		b.rw = scratch;
+		b.report = reports;
+		b.keep_fd = c->result_fd;
+		b.lock_fd = locked ? 4 : -1;
+		c->argv = sandbox_argv(sb, &b, tool_argv, step_argv);
+	} else {
+		int k = 0;
+		for (int i = 0; tool_argv[i] && k < 60; i++)
+			all[k++] = tool_argv[i];
+		for (int i = 0; step_argv[i] && k < 94; i++)
+			all[k++] = step_argv[i];
+		all[k] = NULL;
+		c->argv = all;
+	}
+	c->wall_limit_s = limit_s;
+	int rc = child_run(c);
+	int fd = open(file, O_RDONLY | O_NOFOLLOW);
+	if (fd >= 0) {
+		char chunk[65536];
+		ssize_t n;
+		while ((n = read(fd, chunk, sizeof(chunk))) > 0 &&
+		       report->len < limit)
+			strbuf_add(report, chunk,
+				   (size_t)n < limit - report->len
+					   ? (size_t)n
+					   : limit - report->len);
+		close(fd);
+	}
+	sandbox_remove(reports);
+	if (scratch[0])
+		sandbox_remove(scratch);
+	if (rc < 0)
+		snprintf(why, whylen, "%s", c->error);
+	return rc;
+}
+
+void sanitizer_run(struct sandbox *sb, const char *box_parent,
+		   const char *tool, const char *exe, const char *case_name,
+		   const char *gpu_uuid, double time_limit_s,
+		   struct sanitizer_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->errors = -1;
+	const char *cs = getenv("CUDALAB_SANITIZER");
+	if (!cs || !*cs)
+		cs = "compute-sanitizer";
+	const char *targv[] = {cs, "--tool", tool, "--print-limit", "20",
+			       "--target-processes", "all", "--log-file",
+			       NULL /* the report */, NULL};
+	const char *sargv[] = {exe, "--case", case_name, "--no-timing",
+			       "--result-fd", "3", NULL};
+	struct child c = CHILD_INIT;
+	c.result_fd = 3;
+	c.out_limit = 64 * 1024;
+	struct strbuf report = STRBUF_INIT;
+	char why[256] = "";
+	if (run_tool_on_step(sb, box_parent, targv, 8, "sanitizer.log",
+			     sargv, gpu_uuid, time_limit_s, &c, &report,
+			     4 << 20, why, sizeof(why)) < 0) {
+		snprintf(out->reason, sizeof(out->reason), "%s",
+			 c.error[0] ? "compute-sanitizer not found on PATH"
+				    : why);
+	} else {
+		const char *text = strbuf_str(&report);
+		out->errors = sanitizer_count(text);
+		char how[160];
+		if (out->errors < 0) {
+			const char *o = strbuf_str(&c.out);
+			const char *box = strstr(o, "box: ");
+			if (!box)
+				box = strstr(o, "bwrap: ");
+			snprintf(out->reason, sizeof(out->reason),
+				 "compute-sanitizer wrote no summary to its "
+				 "report (%s)%s%.*s",
+				 child_describe_end(&c, how, sizeof(how)),
+				 box ? ": " : "",
+				 box ? (int)strcspn(box, "\n") : 0,
+				 box ? box : "");
+		}
+		size_t len = report.len;
+		snprintf(out->report, sizeof(out->report), "%s",
+			 text + (len > 4000 ? len - 4000 : 0));
+	}
+	strbuf_release(&report);
+	child_release(&c);
+}
+
+void profile_step(struct sandbox *sb, const char *box_parent,
+		  const char *exe, double time_limit_s, enum profile_set set,
 		  const char *gpu_uuid, struct profile_result *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -439,31 +682,30 @@ void profile_step(const char *exe, double time_limit_s, enum profile_set set,
 	const char *ncu = getenv("CUDALAB_NCU");
 	if (!ncu || !*ncu)
 		ncu = "ncu";
-	const char *argv[] = {ncu, "--clock-control", "none", "--csv",
-			      "--metrics", strbuf_str(&metrics),
-			      "--kernel-name-base", "function", "--kernel-name",
-			      "regex:^(?!hx_)", exe, "--profile",
-			      "--result-fd", "3", NULL, NULL, NULL};
+	const char *targv[] = {ncu, "--clock-control", "none", "--csv",
+			       "--metrics", strbuf_str(&metrics),
+			       "--kernel-name-base", "function", "--kernel-name",
+			       "regex:^(?!hx_)", "--log-file",
+			       NULL /* the report */, NULL};
+	const char *sargv[] = {exe, "--profile", "--result-fd", "3", NULL};
 	struct child c = CHILD_INIT;
-	int lock_fd = device_lock_pass(&c, gpu_uuid);
-	if (lock_fd >= 0) {
-		argv[14] = "--gpu-lock-fd";
-		argv[15] = DEVICE_LOCK_FD_ARG;
-	}
-	c.argv = argv;
 	c.result_fd = 3;
-	c.out_limit = 8 << 20;
-	c.wall_limit_s = time_limit_s;
-	char how[160];
-	const char *text;
-	if (child_run(&c) < 0) {
-		if (strchr(ncu, '/'))
+	c.out_limit = 64 * 1024;
+	struct strbuf report = STRBUF_INIT;
+	char how[160], why[256] = "";
+	const char *text = "";
+	if (run_tool_on_step(sb, box_parent, targv, 11, "ncu.csv", sargv,
+			     gpu_uuid, time_limit_s, &c, &report, 8 << 20,
+			     why, sizeof(why)) < 0) {
+		if (!c.error[0])
+			snprintf(out->reason, sizeof(out->reason), "%s", why);
+		else if (strchr(ncu, '/'))
 			snprintf(out->reason, sizeof(out->reason),
 				 "Nsight Compute not found at %s (CUDALAB_NCU)", ncu);
 		else
 			snprintf(out->reason, sizeof(out->reason),
 				 "%s not found on PATH (Nsight Compute)", ncu);
-	} else if (strstr((text = strbuf_str(&c.out)), "ERR_NVGPUCTRPERM")) {
+	} else if (strstr((text = strbuf_str(&report)), "ERR_NVGPUCTRPERM")) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "no permission to the GPU's performance counters "
 			 "(ERR_NVGPUCTRPERM)");
@@ -481,6 +723,7 @@ void profile_step(const char *exe, double time_limit_s, enum profile_set set,
 		out->measured = 1;
 		out->elements = case_elements(strbuf_str(&c.result));
 	}
+	strbuf_release(&report);
 	child_release(&c);
 	if (lock_fd >= 0)
 		close(lock_fd);

@@ -107,12 +107,44 @@ struct profile_result {
 };
 
 /*
- * gpu_uuid (may be NULL): the step gets its GPU's lock (device.h,
- * common/gpulock.h) and holds it shared, so ncu's replays never run while
- * another run is timing on that GPU.
+ * Where the tools run (profile_step, sanitizer_run): with sb (sandbox.h,
+ * on) the tool and the step run in one box, tool -> cudalab-box-exec ->
+ * step, with a report folder under box_parent that only the tool can write
+ * when the grader is root; the tool writes its report there (--log-file)
+ * and the figures are read from that file alone, never from what the
+ * step printed (a step that prints "ERROR SUMMARY: 0 errors" or a CSV
+ * header of its own changes nothing). sb NULL: the same, unboxed.
  */
-void profile_step(const char *exe, double time_limit_s, enum profile_set set,
+struct sandbox;
+
+/* gpu_uuid (may be NULL): the step gets its GPU's lock (device.h,
+ * common/gpulock.h) and holds it shared, so a tool's replays never run
+ * while another run is timing on that GPU. */
+void profile_step(struct sandbox *sb, const char *box_parent,
+		  const char *exe, double time_limit_s, enum profile_set set,
 		  const char *gpu_uuid, struct profile_result *out);
+
+/*
+ * One compute-sanitizer tool (memcheck, racecheck, ...) on the step's case
+ * (--case CASE --no-timing). The tool is `compute-sanitizer` on PATH, or
+ * what CUDALAB_SANITIZER names. errors: the tool's error count (racecheck:
+ * its hazards when higher), -1 when it did not run to a summary (reason
+ * says why); report: the end of the tool's report (at most 4000 bytes).
+ */
+struct sanitizer_result {
+	long errors;
+	char reason[256];
+	char report[4001];
+};
+
+void sanitizer_run(struct sandbox *sb, const char *box_parent,
+		   const char *tool, const char *exe, const char *case_name,
+		   const char *gpu_uuid, double time_limit_s,
+		   struct sanitizer_result *out);
+
+/* The error count of a compute-sanitizer report, -1 if it has no summary
+ * (exposed for tests). */
+long sanitizer_count(const char *report);
 
 /*
  * Parse ncu's --csv output (either page; exposed for tests) into out.

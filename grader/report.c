@@ -290,6 +290,13 @@ void report_text(void *arg, json_t *ev)
 			event_str(ev, "mode"));
 	} else if (!strcmp(k, "device")) {
 		print_device(r, ev);
+	} else if (!strcmp(k, "sandbox") &&
+		   !json_is_true(json_object_get(ev, "on")) &&
+		   !getenv("CUDALAB_SANDBOX_SAID")) {
+		/* said once (run.py sets CUDALAB_SANDBOX_SAID after the first
+		 * lab): the code runs unconfined (grade.h) */
+		fprintf(o, "%ssandbox: off%s (%s): the code runs without it\n",
+			col(r, C_DIM), col(r, C_RESET), event_str(ev, "reason"));
 	} else if (!strcmp(k, "compile")) {
 		print_compile(r, ev);
 	} else if (!strcmp(k, "step_begin")) {

@@ -1,13 +1,39 @@
-/* sandbox — bubblewrap around a step program; see sandbox.h. */
+/* sandbox — bubblewrap and cudalab-box-exec around untrusted work; see
+ * sandbox.h for what a box gives and leaves open. */
 #include "sandbox.h"
+#include "fsutil.h"
 #include "runner.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+void box_for_run(struct box *b)
+{
+	*b = (struct box){.uid = SANDBOX_UID, .gid = SANDBOX_UID,
+			  .tmp_bytes = 256L << 20, .data_bytes = 16L << 30,
+			  .nproc = 512, .file_bytes = 256L << 20, .gpu = 1,
+			  .keep_fd = -1, .lock_fd = -1};
+}
+
+void box_for_compile(struct box *b)
+{
+	*b = (struct box){.uid = SANDBOX_UID, .gid = SANDBOX_UID,
+			  .tmp_bytes = 1L << 30, .data_bytes = 8L << 30,
+			  .nproc = 256, .file_bytes = 64L << 20, .gpu = 0,
+			  .keep_fd = -1, .lock_fd = -1};
+}
+
+void box_ro(struct box *b, const char *path)
+{
+	if (b->nro < SANDBOX_MAX_RO)
+		b->ro[b->nro++] = path;
+}
 
 static int find_on_path(const char *name, char *out, size_t len)
 {
@@ -30,40 +56,108 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-const char *const *sandbox_argv(struct sandbox *sb, const char *const *argv)
+/* cudalab-box-exec: beside the running program, or one folder up (the unit
+ * tests run from build/tests/). */
+static int find_init(char *out, size_t len)
 {
-	int k = 0, np = 0;
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = 0;
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(self, '/');
+		if (!slash)
+			return -1;
+		*slash = 0;
+		snprintf(out, len, "%s/cudalab-box-exec", self);
+		if (access(out, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* "--perms 0755 --dir D" for each folder above path not made yet. */
+static int parents(struct sandbox *sb, const char **a, int k, int *nd,
+		   const char *path)
+{
+	for (const char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		if (*nd >= 96 || k + 5 >= SANDBOX_MAX_ARGS)
+			return k;
+		int len = (int)(p - path), seen = 0;
+		for (int i = 0; i < *nd && !seen; i++)
+			seen = (int)strlen(sb->dirs[i]) == len &&
+			       !strncmp(sb->dirs[i], path, (size_t)len);
+		if (seen)
+			continue;
+		snprintf(sb->dirs[*nd], PATH_MAX, "%.*s", len, path);
+		a[k++] = "--perms";
+		a[k++] = "0755";
+		a[k++] = "--dir";
+		a[k++] = sb->dirs[(*nd)++];
+	}
+	return k;
+}
+
+const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
+				const char *const *tool_argv,
+				const char *const *argv)
+{
+	int k = 0, np = 0, nn = 0, nd = 0;
 	const char **a = sb->argv;
 #define ADD(s) (k < SANDBOX_MAX_ARGS - 1 ? (void)(a[k++] = (s)) : (void)0)
+#define BIND(how, p) (ADD(how), ADD(p), ADD(p))
+#define NUM(v)                                                               \
+	(nn < 12 ? (snprintf(sb->nums[nn], sizeof(sb->nums[nn]), "%ld",      \
+			    (long)(v)),                                      \
+		   ADD(sb->nums[nn++]))                                      \
+		: (void)0)
 	ADD(sb->bwrap);
-	ADD("--unshare-all");
+	/* namespaces: a user namespace only for an ordinary user (as root,
+	 * the real uid switch in cudalab-box-exec needs the host's uids) */
+	if (!sb->as_root)
+		ADD("--unshare-user");
+	ADD("--unshare-pid");
+	ADD("--unshare-net");
+	ADD("--unshare-ipc");
+	ADD("--unshare-uts");
+	ADD("--unshare-cgroup-try");
 	ADD("--die-with-parent");
+	ADD("--new-session");
+	ADD("--cap-drop");
+	ADD("ALL");
+	if (sb->as_root) {
+		static const char *const keep[] = {"CAP_SETUID", "CAP_SETGID",
+						   "CAP_SETPCAP", NULL};
+		for (const char *const *c = keep; *c; c++) {
+			ADD("--cap-add");
+			ADD(*c);
+		}
+	}
 	static const char *const system_dirs[] = {
 		"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc",
-		"/opt", NULL};
+		"/opt", "/sys", NULL};
 	for (const char *const *d = system_dirs; *d; d++)
-		if (is_dir(*d)) {
-			ADD("--ro-bind");
-			ADD(*d);
-			ADD(*d);
-		}
-	ADD("--ro-bind");
-	ADD("/sys");
-	ADD("/sys");
+		if (is_dir(*d))
+			BIND("--ro-bind", *d);
 	ADD("--proc");
 	ADD("/proc");
 	ADD("--dev");
 	ADD("/dev");
 	glob_t g;
-	if (glob("/dev/nvidia*", 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc && np < 40; i++) {
+	if (b->gpu && glob("/dev/nvidia*", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && np < 24; i++) {
 			snprintf(sb->paths[np], PATH_MAX, "%s", g.gl_pathv[i]);
-			ADD("--dev-bind");
-			ADD(sb->paths[np]);
-			ADD(sb->paths[np]);
+			BIND("--dev-bind", sb->paths[np]);
 			np++;
 		}
 		globfree(&g);
+	}
+	ADD("--perms");
+	ADD("1777");
+	if (b->tmp_bytes > 0) {
+		ADD("--size");
+		NUM(b->tmp_bytes);
 	}
 	ADD("--tmpfs");
 	ADD("/tmp");
@@ -72,45 +166,174 @@ const char *const *sandbox_argv(struct sandbox *sb, const char *const *argv)
 	while (lib && *lib && np < 46) {
 		size_t n = strcspn(lib, ":");
 		snprintf(sb->paths[np], PATH_MAX, "%.*s", (int)n, lib);
-		if (n && sb->paths[np][0] == '/' && is_dir(sb->paths[np])) {
-			ADD("--ro-bind");
-			ADD(sb->paths[np]);
-			ADD(sb->paths[np]);
-			np++;
-		}
+		if (n && sb->paths[np][0] == '/' && is_dir(sb->paths[np]))
+			BIND("--ro-bind", sb->paths[np++]);
 		lib += n + (lib[n] == ':');
 	}
-	/* the folder of the program itself */
-	snprintf(sb->paths[47], PATH_MAX, "%s", argv[0]);
-	char *slash = strrchr(sb->paths[47], '/');
-	if (slash && slash != sb->paths[47]) {
-		*slash = 0;
-		ADD("--ro-bind");
-		ADD(sb->paths[47]);
-		ADD(sb->paths[47]);
+	for (int i = 0; i < b->nro; i++)
+		k = parents(sb, a, k, &nd, b->ro[i]);
+	k = parents(sb, a, k, &nd, sb->init);
+	if (b->rw)
+		k = parents(sb, a, k, &nd, b->rw);
+	for (int i = 0; i < b->nro; i++)
+		BIND("--ro-bind", b->ro[i]);
+	BIND("--ro-bind", sb->init);
+	if (b->report) { /* at /report: a top-level entry Landlock can hide */
+		ADD("--bind");
+		ADD(b->report);
+		ADD(SANDBOX_REPORT);
 	}
-	ADD("--chdir");
-	ADD("/tmp");
+	if (b->rw) {
+		BIND("--bind", b->rw);
+		ADD("--chdir");
+		ADD(b->rw);
+	} else {
+		ADD("--chdir");
+		ADD("/tmp");
+	}
+	ADD("--");
+	if (tool_argv) {
+		/* root: drop to box.uid before the tool (the tool and the
+		 * program must share a uid, sandbox.h) */
+		if (sb->as_root) {
+			ADD(sb->init);
+			ADD("--uid");
+			NUM(b->uid);
+			ADD("--gid");
+			NUM(b->gid);
+			if (b->keep_fd >= 0) {
+				ADD("--keep-fd");
+				NUM(b->keep_fd);
+			}
+			if (b->lock_fd >= 0) {
+				ADD("--keep-fd");
+				NUM(b->lock_fd);
+			}
+			ADD("--");
+		}
+		for (int i = 0; tool_argv[i]; i++)
+			ADD(tool_argv[i]);
+		ADD(sb->init);
+	} else {
+		ADD(sb->init);
+		if (sb->as_root) {
+			ADD("--uid");
+			NUM(b->uid);
+			ADD("--gid");
+			NUM(b->gid);
+		}
+	}
+	if (b->data_bytes) {
+		ADD("--data");
+		NUM(b->data_bytes);
+	}
+	if (b->nproc && sb->as_root) { /* as a user, the runner's count */
+		ADD("--nproc");
+		NUM(b->nproc);
+	}
+	if (b->file_bytes) {
+		ADD("--fsize");
+		NUM(b->file_bytes);
+	}
+	if (tool_argv && b->report) { /* the tool's report: out of reach */
+		ADD("--close-under");
+		ADD(SANDBOX_REPORT);
+		ADD("--hide");
+		ADD(SANDBOX_REPORT);
+	} else {
+		if (b->keep_fd >= 0) {
+			ADD("--keep-fd");
+			NUM(b->keep_fd);
+		}
+		if (b->lock_fd >= 0) {
+			ADD("--keep-fd");
+			NUM(b->lock_fd);
+		}
+	}
 	ADD("--");
 	for (int i = 0; argv[i]; i++)
 		ADD(argv[i]);
 	a[k] = NULL;
 #undef ADD
+#undef BIND
+#undef NUM
 	return sb->argv;
+}
+
+int sandbox_folder(const struct sandbox *sb, const char *parent,
+		   int for_report, char *out, size_t len)
+{
+	if (mkdirs(parent) < 0)
+		return -1;
+	snprintf(out, len, "%s/%s-XXXXXX", parent, for_report ? "report" : "box");
+	if (!mkdtemp(out))
+		return -1;
+	if (sb && sb->as_root &&
+	    chown(out, SANDBOX_UID, SANDBOX_UID) < 0)
+		return -1;
+	/* the program's folder 0755: bwrap, root without CAP_DAC_OVERRIDE,
+	 * must enter it; the report's 0700 */
+	return chmod(out, for_report ? 0700 : 0755);
+}
+
+void sandbox_remove(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d) {
+		unlink(path);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char sub[PATH_MAX];
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		sandbox_remove(sub);
+	}
+	closedir(d);
+	rmdir(path);
 }
 
 int sandbox_probe(struct sandbox *sb, const char *const *probe_argv,
 		  const char *must_print)
 {
 	memset(sb, 0, sizeof(*sb));
-	if (find_on_path("bwrap", sb->bwrap, sizeof(sb->bwrap)) < 0) {
+	sb->as_root = geteuid() == 0;
+	const char *named = getenv("CUDALAB_BWRAP");
+	if (named && *named) {
+		snprintf(sb->bwrap, sizeof(sb->bwrap), "%s", named);
+		if (access(sb->bwrap, X_OK) < 0) {
+			snprintf(sb->reason, sizeof(sb->reason),
+				 "bubblewrap is not installed at %s "
+				 "(CUDALAB_BWRAP)", named);
+			return 0;
+		}
+	} else if (find_on_path("bwrap", sb->bwrap, sizeof(sb->bwrap)) < 0) {
 		snprintf(sb->reason, sizeof(sb->reason),
 			 "bubblewrap is not installed (Debian package "
 			 "bubblewrap)");
 		return 0;
 	}
+	if (find_init(sb->init, sizeof(sb->init)) < 0) {
+		snprintf(sb->reason, sizeof(sb->reason),
+			 "cudalab-box-exec is missing beside the grader (run "
+			 "`make`)");
+		return 0;
+	}
+	/* can the program be kept out of a tool's report here (Landlock)? */
+	struct child h = CHILD_INIT;
+	const char *hargv[] = {sb->init, "--hide", "/nonexistent-cudalab",
+			       "--", "/bin/true", NULL};
+	h.argv = hargv;
+	h.wall_limit_s = 10;
+	sb->landlock = child_run(&h) == 0 && h.exited && h.exit_code == 0;
+	child_release(&h);
+	struct box b;
+	box_for_run(&b);
+	box_ro(&b, probe_argv[0]);
 	struct child c = CHILD_INIT;
-	c.argv = sandbox_argv(sb, probe_argv);
+	c.argv = sandbox_argv(sb, &b, NULL, probe_argv);
 	c.wall_limit_s = 60;
 	child_run(&c);
 	if (c.exited && c.exit_code == 0 &&
@@ -131,7 +354,7 @@ int sandbox_probe(struct sandbox *sb, const char *const *probe_argv,
 		while (start > out && start[-1] != '\n')
 			start--;
 		snprintf(sb->reason, sizeof(sb->reason),
-			 "bubblewrap cannot run a CUDA program here (%s): %.*s",
+			 "bubblewrap cannot run a program here (%s): %.*s",
 			 c.error[0] ? c.error
 				    : child_describe_end(&c, how, sizeof(how)),
 			 (int)(last - start), start);

@@ -1,20 +1,77 @@
 /*
- * sandbox — run an untrusted step program under bubblewrap (bwrap).
+ * sandbox — the box every piece of untrusted work runs in: the student's
+ * compile (nvcc on their file), the step run, and the step under
+ * compute-sanitizer and Nsight Compute. Built with bubblewrap (bwrap, the
+ * Debian package bubblewrap, 0.8 or later) and the grader's own last step
+ * inside it, cudalab-box-exec (grader/boxexec.c).
  *
- * Inside, the program sees the system read-only (/usr, /lib*, /bin, /sbin,
- * /etc, /opt, /sys, and the folders of LD_LIBRARY_PATH), a fresh /proc, a
- * minimal /dev with the NVIDIA device nodes, an empty /tmp, and the one
- * folder holding its executable (read-only). Not the instructor's tree
- * (solutions, hidden cases, manifests), not other submissions, not /home.
- * All namespaces are new (no network); it dies with the grader.
+ * A box is `struct box`: every limit and mount, built in one place
+ * (box_for_run / box_for_compile below) and turned into a command line by
+ * sandbox_argv(). What it gives and what it leaves open:
  *
- * sandbox_probe() decides once whether that works here: bwrap must be on
- * PATH and must run `probe_argv` (a CUDA program) to a clean exit with
- * `must_print` in its output (NULL: any output); when not, sb->on is 0 and sb->reason says why, and callers fall
- * back to the runner's limits alone (and say so once).
+ * Always (both privilege models):
+ *   - new pid, mount, ipc, uts, network and (where the kernel has them)
+ *     cgroup namespaces: no network but a private loopback, no view of the
+ *     host's processes; --die-with-parent and bwrap as the box's pid 1: when
+ *     the program ends (or the grader dies), every process left in the box
+ *     is killed by the kernel, whatever setsid or double fork it used;
+ *   - --new-session (no terminal to push keystrokes into);
+ *   - read-only: /usr, /bin, /sbin, /lib*, /etc, /opt, /sys, the folders of
+ *     LD_LIBRARY_PATH, and each path of box.ro; a fresh /proc; a /dev with
+ *     null, zero, random... and, when box.gpu, the NVIDIA device nodes;
+ *   - a private /tmp of box.tmp_bytes (tmpfs --size, mode 1777);
+ *   - box.rw: the one writable folder of the host (a fresh folder of this
+ *     run, made by sandbox_folder), the working directory;
+ *   - box.report: a folder only a tool running before the program can
+ *     write (see below);
+ *   - limits on the program: RLIMIT_DATA box.data_bytes (heap: malloc, new;
+ *     not the GPU's memory, not pinned or mapped device memory, which CUDA
+ *     maps from the driver and the box does not bound), RLIMIT_NPROC
+ *     box.nproc, RLIMIT_FSIZE box.file_bytes, no core files; the runner adds
+ *     the wall-clock and CPU-time limits and the group kill (runner.h).
+ *   Nothing of the project tree, the build cache, solutions/, hidden cases,
+ *   manifests, the class's results or other submissions is mounted.
  *
- * sandbox_argv() turns argv into the bwrap command line. The strings it
- * makes live in sb (valid until the next call); argv's own are borrowed.
+ * The grader runs as root (the instructor's `grade`, the workshop server):
+ *   bwrap runs without a user namespace and keeps only CAP_SETUID,
+ *   CAP_SETGID and CAP_SETPCAP; cudalab-box-exec empties the bounding set
+ *   and switches to box.uid/box.gid (65534, nobody) for good, with
+ *   no_new_privs, before the program (or before the tool, see below). So
+ *   the program has no capability, cannot remount anything (a read-only
+ *   bind stays read-only, even from a user namespace of its own), cannot
+ *   read a root-only file of the system (/etc/shadow), and owns only
+ *   box.rw.
+ * The grader is an ordinary user (a student's `run.py test`):
+ *   bwrap makes a user namespace and drops every capability (--cap-drop
+ *   ALL); the uid inside is the user's own, and box.uid is not used.
+ *
+ * A tool (compute-sanitizer, ncu) runs in the box with the program:
+ *   bwrap -> [cudalab-box-exec: drop to nobody] -> tool -> cudalab-box-exec
+ *   --hide /report -> program. The tool and the program share a uid (on the
+ *   H100 both tools fail when the program runs as another uid than the
+ *   tool: "Target application terminated before first instrumented API
+ *   call", ncu "error code (6)"). What keeps the program out of the tool's
+ *   report is Landlock (Linux 5.13+): the second cudalab-box-exec confines
+ *   the program to everything but /report (box.report, mounted there), and
+ *   Landlock also refuses it ptrace and /proc/PID/fd|mem of the tool. The
+ *   tool writes its report to /report (--log-file); the grader reads that
+ *   file only. Where the kernel has no Landlock, sb->landlock is 0 and the
+ *   callers do not run tools in the box (the figures are "not measured").
+ *   Still trusted: the tool's agent inside the program's own process
+ *   (compute-sanitizer and ncu inject a library into it), and whatever the
+ *   program sends the tool through the descriptors the tool gave it.
+ *
+ * Left open, on purpose: the GPU itself (device memory is bounded by the
+ * device, not the box; the time limit ends a kernel that spins), the
+ * system's read-only files, CPU time up to the limits, the loopback device
+ * of its own network namespace.
+ *
+ * sandbox_probe() decides once whether a box works here: bwrap on PATH
+ * (or the program CUDALAB_BWRAP names: tests name a missing one),
+ * cudalab-box-exec beside the grader, and probe_argv run to a clean exit
+ * inside a box with the GPU, with must_print in its output (NULL: any);
+ * when not, sb->on is 0 and sb->reason says why. What a caller does then is
+ * its policy (grade.h: refuse, or say so and go on without).
  */
 #ifndef CUDALAB_SANDBOX_H
 #define CUDALAB_SANDBOX_H
@@ -22,19 +79,80 @@
 #include <limits.h>
 #include <stddef.h>
 
-#define SANDBOX_MAX_ARGS 160
+#define SANDBOX_MAX_ARGS 640
+#define SANDBOX_MAX_RO 24
+#define SANDBOX_UID 65534 /* nobody */
+#define SANDBOX_REPORT "/report" /* the tool's report folder, inside */
 
 struct sandbox {
 	int on;
+	int as_root;          /* the grader is root: the uid-dropping model */
+	int landlock;         /* the kernel can hide /report from a program
+				 (Landlock): tools may run in the box */
 	char reason[512];
 	char bwrap[PATH_MAX];
+	char init[PATH_MAX];  /* cudalab-box-exec */
 	/* storage for the strings of one command line */
 	char paths[48][PATH_MAX];
+	char nums[12][32];
+	char dirs[96][PATH_MAX]; /* the folders above the binds (made 0755:
+				    bwrap would make them 0700, which
+				    nobody cannot cross) */
 	const char *argv[SANDBOX_MAX_ARGS];
 };
 
+struct box {
+	/* who runs inside (used only when the grader is root) */
+	unsigned uid, gid;
+	/* limits on the program (0: none) */
+	long tmp_bytes;   /* size of the private /tmp */
+	long data_bytes;  /* RLIMIT_DATA */
+	long nproc;       /* RLIMIT_NPROC of box.uid */
+	long file_bytes;  /* RLIMIT_FSIZE */
+	/* what it sees besides the system */
+	int gpu;                          /* the NVIDIA device nodes */
+	const char *ro[SANDBOX_MAX_RO];   /* read-only, same path inside */
+	int nro;
+	const char *rw;      /* the one writable folder, and the working dir */
+	const char *report;  /* the tool's report folder on the host, mounted
+				at SANDBOX_REPORT (NULL: none) */
+	int keep_fd;         /* a descriptor the program keeps (-1: none) */
+	int lock_fd;         /* the GPU lock's descriptor the program keeps
+				through the box and the tool (-1: none;
+				common/gpulock.h) */
+};
+
+/* The box of a step run (also under a tool): the GPU, 256 MiB of /tmp,
+ * 16 GiB of heap, 512 processes, 256 MiB files; rw set by the caller. */
+void box_for_run(struct box *b);
+/* The box of nvcc on one student file: no GPU, 1 GiB of /tmp, 8 GiB of
+ * heap, 256 processes, 64 MiB files; ro (the file, the headers) and rw
+ * (the output folder) set by the caller. */
+void box_for_compile(struct box *b);
+/* Add one read-only path (ignored past SANDBOX_MAX_RO). */
+void box_ro(struct box *b, const char *path);
+
 int sandbox_probe(struct sandbox *sb, const char *const *probe_argv,
 		  const char *must_print);
-const char *const *sandbox_argv(struct sandbox *sb, const char *const *argv);
+
+/*
+ * The command line: bwrap and the box's options, then tool_argv (NULL: no
+ * tool), then cudalab-box-exec with the program's limits, then argv. The
+ * strings it makes live in sb (valid until the next call); the others are
+ * borrowed.
+ */
+const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
+				const char *const *tool_argv,
+				const char *const *argv);
+
+/*
+ * A fresh folder under parent (made if missing) for one box: for_report 0
+ * gives the program's writable folder (owned by box uid when root), 1 the
+ * tool's report folder (mode 0700, the grader's). 0, or -1 with errno.
+ */
+int sandbox_folder(const struct sandbox *sb, const char *parent,
+		   int for_report, char *out, size_t len);
+/* Remove a folder made by sandbox_folder and everything in it. */
+void sandbox_remove(const char *dir);
 
 #endif

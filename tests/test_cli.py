@@ -391,6 +391,66 @@ def explain(t, state):
              rc == 2 and "/nonexistent" in e, "rc=%d %s" % (rc, e))
 
 
+def sandbox_policy(t, state):
+    """No sandbox, no class grading (unless --unsandboxed, and then every
+    row says so); a student's `test` goes on without one, saying so once."""
+    import planted_class
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    nobox = dict(env, CUDALAB_BWRAP="/nonexistent/bwrap")
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        planted_class._folder(os.path.join(subs, "ok"), planted_class._files())
+        out = os.path.join(s.path, "grades")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out], env=nobox)
+        t.record("cli: grade refuses when the sandbox cannot start (exit 4, "
+                 "says why and names --unsandboxed), grading nobody",
+                 rc == 4 and "sandbox cannot start" in e
+                 and "/nonexistent/bwrap" in e and "--unsandboxed" in e
+                 and not os.path.exists(os.path.join(out, "results", "ok",
+                                                     "saxpy.jsonl")),
+                 "rc=%d\n%s" % (rc, e[-800:]))
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out, "--unsandboxed"], env=nobox)
+        try:
+            with open(os.path.join(out, "gradebook.json")) as f:
+                rows = json.load(f)["students"]
+            with open(os.path.join(out, "gradebook.csv")) as f:
+                csv_text = f.read()
+        except (OSError, ValueError) as err:
+            rows, csv_text = [], str(err)
+        t.record("cli: grade --unsandboxed grades, and every gradebook row "
+                 "says it was unsandboxed (JSON field and CSV note)",
+                 rc == 0 and rows and all(r.get("unsandboxed") for r in rows)
+                 and csv_text.count("UNSANDBOXED") == len(rows),
+                 "rc=%d rows=%s\n%s" % (rc, rows[:1], e[-600:]))
+        out2 = os.path.join(s.path, "grades2")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out2], env=env)
+        try:
+            with open(os.path.join(out2, "gradebook.json")) as f:
+                rows = json.load(f)["students"]
+        except (OSError, ValueError):
+            rows = []
+        t.record("cli: grade with the sandbox: rows are not marked "
+                 "unsandboxed",
+                 rc == 0 and rows and not any(r.get("unsandboxed")
+                                              for r in rows),
+                 "rc=%d\n%s" % (rc, e[-600:]))
+    rc, o, e = hu.run(RUN + ["test", "saxpy", "--step", "1", "--plain"],
+                      env=nobox)
+    t.record("cli: a student's test without bubblewrap goes on and says "
+             "so once (sandbox: off, why)",
+             rc == 3 and o.count("sandbox: off") == 1
+             and "/nonexistent/bwrap" in o, "rc=%d\n%s" % (rc, o[-800:]))
+    rc, events, _ = hu.grade(["test", "saxpy", "--step", "1"], env=env)
+    ev = [x for x in events if x.get("event") == "sandbox"]
+    t.record("cli: with bubblewrap, the sandbox event says on (and not "
+             "unsandboxed)",
+             len(ev) == 1 and ev[0].get("on") is True
+             and ev[0].get("unsandboxed") is False, str(ev))
+
+
 def class_grading(t, state):
     """run.py grade without a GPU: intake notes, the four gradebook
     formats, resume, shards + merge, the Slurm script."""
@@ -825,6 +885,7 @@ def run(t):
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
         class_grading(t, state)
+        sandbox_policy(t, state)
         explain(t, state)
         variants_plot(t)
         class_commands_bad_input(t)

@@ -778,6 +778,37 @@ def timed_sizes(t):
                  "n=%d l2=%d mem=%d rc=%d\n%s" % (n, l2, mem, rc, err[-500:]))
 
 
+def sandbox_gpu(t):
+    """The box on a real GPU (grader/sandbox.h): a step runs, and
+    compute-sanitizer and ncu measure it, inside the box; as root the
+    program is nobody. (The forged-output fixtures of prefetch,
+    past_end_forged_summary.cu and unpadded_forged_csv.cu, show that the
+    tools' figures come from their report files.)"""
+    rc, events, err = hu.grade(["test", "prefetch", "--step", "v6", "--src",
+                                os.path.join(hu.ROOT, "solutions",
+                                             "prefetch")])
+    sbx = [x for x in events if x.get("event") == "sandbox"]
+    san = [x for x in events if x.get("event") == "sanitizer"]
+    e = hu.step_ends(events).get("v6", {})
+    t.record("gpu: sandbox: on (as root: programs as uid 65534), the step "
+             "passes in the box, memcheck measured in the box (0 errors)",
+             len(sbx) == 1 and sbx[0].get("on") is True
+             and (os.geteuid() != 0 or "65534" in sbx[0].get("model", ""))
+             and e.get("verdict") == "pass" and san
+             and all(x.get("measured") and x.get("errors") == 0
+                     for x in san),
+             "%s %s %s\n%s" % (sbx, san[:1], e.get("summary"), err[-500:]))
+    rc, events, err = hu.grade(["bench", "prefetch", "--step", "v7",
+                                "--src", os.path.join(hu.ROOT, "solutions",
+                                                      "prefetch")])
+    prof = [x for x in events if x.get("event") == "profile"]
+    t.record("gpu: sandbox: ncu measures the step in the box (bench "
+             "prefetch v7: warp instructions counted)",
+             prof and prof[0].get("measured")
+             and prof[0].get("warp_instructions", 0) > 0,
+             "%s\n%s" % (prof[:1], err[-500:]))
+
+
 def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
     a quick GPU check of one lab while working on it)."""
@@ -789,14 +820,15 @@ def run(t):
               ("explain", explain_starters),
               ("explain", explain_roofline), ("sizes", timed_sizes),
               ("shared", lambda t: concurrent_students(t, "saxpy")),
-              ("shared", lambda t: concurrent_students(t, "transpose"))]
+              ("shared", lambda t: concurrent_students(t, "transpose")),
+              ("sandbox", sandbox_gpu)]
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
     for lab, suite in suites:
         if only and lab not in only:
             t.skip("gpu: %s suite" % lab, "not in CUDALAB_GPU_LABS")
             continue
         suite(t)
-        if lab not in ("saxpy", "explain", "shared", "sizes"):
+        if lab not in ("saxpy", "explain", "shared", "sizes", "sandbox"):
             fixtures(t, lab)
     if only and "class" not in only:
         t.skip("gpu: graded class", "not in CUDALAB_GPU_LABS")

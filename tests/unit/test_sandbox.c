@@ -1,40 +1,92 @@
-/* sandbox: what a program under bubblewrap can and cannot see (sandbox.h).
- * Needs bwrap (make test's set-up installs it); where bwrap exists but
- * cannot make namespaces (some containers), the checks are skipped with
- * the reason. */
+/* sandbox: a hostile program (tests/programs/escape.c, which no static
+ * check sees) tries every way out of the box (sandbox.h); each attempt must
+ * fail, checked from outside where it can be (files unchanged, no process
+ * left). Then compute-sanitizer and ncu stand-ins run it inside the box,
+ * and the figures must be the tools' own, whatever the program printed or
+ * tried to write. Needs bwrap (make test's set-up installs it); where bwrap
+ * exists but cannot make namespaces (some containers), the checks are
+ * skipped with the reason. */
 #include "check.h"
+#include "profiler.h"
 #include "runner.h"
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-static char child_path[PATH_MAX];
+static char escape[PATH_MAX], cwd[PATH_MAX], parent[PATH_MAX + 16];
+static struct sandbox *sb;
 
-static void run_in(struct sandbox *sb, struct child *c, const char *const *argv)
+/* Run escape with one attempt in a box (limits adjusted by tweak). */
+static const char *attempt(struct child *c, struct box *b,
+			   const char *const *argv)
 {
-	c->argv = sandbox_argv(sb, argv);
-	c->wall_limit_s = 30;
+	char rw[PATH_MAX + 32];
+	sandbox_folder(sb, parent, 0, rw, sizeof(rw));
+	b->rw = rw;
+	box_ro(b, escape);
+	*c = (struct child)CHILD_INIT;
+	c->argv = sandbox_argv(sb, b, NULL, argv);
+	c->wall_limit_s = 60;
 	c->result_fd = 3;
 	child_run(c);
+	sandbox_remove(rw);
+	return strbuf_str(&c->out);
+}
+
+static const char *simple(struct child *c, const char *mode, const char *arg)
+{
+	struct box b;
+	box_for_run(&b);
+	b.gpu = 0;
+	const char *argv[] = {escape, mode, arg, NULL};
+	return attempt(c, &b, argv);
+}
+
+static int exists(const char *p)
+{
+	struct stat st;
+	return lstat(p, &st) == 0;
+}
+
+static int process_named(const char *name)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int found = 0;
+	while (d && (e = readdir(d)) && !found) {
+		char p[300], comm[64] = "";
+		snprintf(p, sizeof(p), "/proc/%s/comm", e->d_name);
+		FILE *f = fopen(p, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f))
+			found = !strncmp(comm, name, strlen(name));
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
 }
 
 int main(void)
 {
-	char cwd[PATH_MAX];
 	if (!getcwd(cwd, sizeof(cwd)))
 		return 1;
-	snprintf(child_path, sizeof(child_path), "%s/build/tests/programs/child",
-		 cwd);
-	struct sandbox *sb = calloc(1, sizeof(*sb));
-	const char *probe[] = {child_path, "exit", "0", NULL};
+	snprintf(escape, sizeof(escape), "%s/build/tests/programs/escape", cwd);
+	snprintf(parent, sizeof(parent), "%s/build/box", cwd);
+	sb = calloc(1, sizeof(*sb));
+	const char *probe[] = {escape, "whoami", NULL};
 	sandbox_probe(sb, probe, NULL);
-	if (!sb->on && strstr(sb->reason, "not installed")) {
-		CHECK(0, "bubblewrap is installed (%s): run `make test`, whose "
-			 "set-up installs it", sb->reason);
+	if (!sb->on && (strstr(sb->reason, "not installed") ||
+			strstr(sb->reason, "box-exec"))) {
+		CHECK(0, "the sandbox can start (%s): run `make test`, whose "
+			 "set-up installs bubblewrap", sb->reason);
 		return check_done();
 	}
 	if (!sb->on) {
@@ -42,55 +94,143 @@ int main(void)
 		return check_done();
 	}
 	CHECK(sb->on, "bubblewrap runs a program here");
+	CHECK(sb->landlock, "Landlock works here, so tools may run in the box");
+	struct child c;
+	const char *out;
 
-	/* a file of the grader's: in /tmp and in the project tree */
-	char secret[64];
-	snprintf(secret, sizeof(secret), "/tmp/cudalab-secret-%d", getpid());
-	FILE *f = fopen(secret, "w");
-	if (f)
-		fclose(f);
-	char solutions[PATH_MAX + 16];
-	snprintf(solutions, sizeof(solutions), "%s/solutions", cwd);
-
-	struct child c = CHILD_INIT;
-	const char *look[] = {child_path, "exists", secret, solutions,
-			      "/usr/bin", "/dev/null", "/root", NULL};
-	run_in(sb, &c, look);
-	const char *out = strbuf_str(&c.out);
-	char want[PATH_MAX * 2 + 64];
-	snprintf(want, sizeof(want), "%s no\n%s no\n/usr/bin yes\n/dev/null yes\n"
-		 "/root no\n", secret, solutions);
-	CHECK(c.exited && c.exit_code == 0 && !strcmp(out, want),
-	      "inside: the system yes; /tmp, /root and the instructor's tree "
-	      "(solutions) no (got:\n%s)", out);
-	child_release(&c);
-	unlink(secret);
-
-	c = (struct child)CHILD_INIT;
-	const char *write_usr[] = {child_path, "touch", "/usr/cudalab-x", NULL};
-	run_in(sb, &c, write_usr);
-	CHECK(!strcmp(strbuf_str(&c.out), "refused\n"),
-	      "the system is read-only inside (%s)", strbuf_str(&c.out));
+	/* who it is: nobody, with nothing */
+	out = simple(&c, "whoami", "");
+	if (sb->as_root)
+		CHECK(strstr(out, "uid 65534\n") &&
+		      strstr(out, "CapEff:\t0000000000000000") &&
+		      strstr(out, "CapBnd:\t0000000000000000") &&
+		      strstr(out, "NoNewPrivs:\t1"),
+		      "as root, the program runs as uid 65534 with no "
+		      "capability, an empty bounding set and no_new_privs "
+		      "(got:\n%s)", out);
+	else
+		CHECK(strstr(out, "CapEff:\t0000000000000000") != NULL,
+		      "the program has no capability (got:\n%s)", out);
 	child_release(&c);
 
-	c = (struct child)CHILD_INIT;
-	const char *net[] = {child_path, "cat", "/proc/net/dev", NULL};
-	run_in(sb, &c, net);
-	out = strbuf_str(&c.out);
-	int lines = 0;
-	for (const char *p = out; *p; p++)
-		lines += *p == '\n';
-	CHECK(c.exited && c.exit_code == 0 && strstr(out, "lo:") && lines == 3,
-	      "no network inside: only the loopback device (%d lines)", lines);
+	/* the instructor's tree and the system's secrets */
+	char solutions[PATH_MAX + 64], grader_src[PATH_MAX + 64];
+	snprintf(solutions, sizeof(solutions), "%s/solutions/saxpy/saxpy_v5.cu",
+		 cwd);
+	snprintf(grader_src, sizeof(grader_src), "%s/grader/sandbox.c", cwd);
+	const char *secrets[] = {solutions, grader_src, "/etc/shadow", NULL};
+	for (const char *const *s = secrets; *s; s++) {
+		if (!exists(*s) || (!sb->as_root && !strcmp(*s, "/etc/shadow")))
+			continue;
+		out = simple(&c, "read", *s);
+		CHECK(!strncmp(out, "read: refused", 13),
+		      "cannot read %s (got: %s)", *s, out);
+		child_release(&c);
+	}
+
+	/* writing: only its own folder */
+	char host_tmp[64], in_tree[PATH_MAX + 64];
+	snprintf(host_tmp, sizeof(host_tmp), "/tmp/cudalab-escape-%d", getpid());
+	snprintf(in_tree, sizeof(in_tree), "%s/build/escaped-%d", cwd, getpid());
+	const char *targets[] = {host_tmp, in_tree, "/usr/cudalab-escaped", NULL};
+	for (const char *const *t = targets; *t; t++) {
+		out = simple(&c, "write", *t);
+		CHECK(!exists(*t), "a write to %s changes nothing outside (it "
+				   "said: %s)", *t, out);
+		child_release(&c);
+	}
+	out = simple(&c, "write", "mine");
+	CHECK(!strncmp(out, "write: ok", 9),
+	      "its own folder is writable (got: %s)", out);
 	child_release(&c);
 
-	c = (struct child)CHILD_INIT;
-	const char *res[] = {child_path, "result", "{\"event\":\"x\"}", NULL};
-	run_in(sb, &c, res);
-	CHECK(!strcmp(strbuf_str(&c.result), "{\"event\":\"x\"}\n"),
-	      "the result channel reaches the grader through the sandbox (%s)",
-	      strbuf_str(&c.result));
+	/* regaining privileges */
+	out = simple(&c, "remount", "/usr/cudalab-escaped");
+	CHECK(strstr(out, "remount: refused") &&
+		      !exists("/usr/cudalab-escaped"),
+	      "remounting the read-only system writable fails, even from a "
+	      "new user namespace (got: %s)", out);
 	child_release(&c);
+	out = simple(&c, "capset", "");
+	CHECK(!strncmp(out, "capset: refused", 15),
+	      "capabilities cannot be raised (got: %s)", out);
+	child_release(&c);
+
+	/* no process outlives the run */
+	char name[16];
+	snprintf(name, sizeof(name), "cl-linger%d", (int)(getpid() % 10000));
+	out = simple(&c, "linger", name);
+	usleep(300 * 1000);
+	CHECK(strstr(out, "linger: ok") && !process_named(name),
+	      "a setsid + double-fork process dies with the box (%s)",
+	      process_named(name) ? "one is still running" : out);
+	child_release(&c);
+
+	/* no network */
+	out = simple(&c, "net", "");
+	CHECK(!strncmp(out, "net: refused", 12),
+	      "no network: a TCP connect fails (got: %s)", out);
+	child_release(&c);
+
+	/* bounded /tmp and heap */
+	struct box b;
+	box_for_run(&b);
+	b.gpu = 0;
+	b.tmp_bytes = 8L << 20;
+	const char *fill[] = {escape, "filltmp", NULL};
+	out = attempt(&c, &b, fill);
+	long bytes = -1;
+	sscanf(out, "filltmp: %ld", &bytes);
+	CHECK(bytes >= 0 && bytes <= (8L << 20),
+	      "/tmp holds at most its size, 8 MiB (wrote %ld bytes)", bytes);
+	child_release(&c);
+	box_for_run(&b);
+	b.gpu = 0;
+	b.data_bytes = 256L << 20;
+	const char *mem[] = {escape, "memory", NULL};
+	out = attempt(&c, &b, mem);
+	long mib = -1;
+	sscanf(out, "memory: %ld", &mib);
+	CHECK(mib >= 0 && mib < 256,
+	      "the heap is bounded: 256 MiB limit, got %ld MiB", mib);
+	child_release(&c);
+
+	/* the tools' reports are the tools' */
+	char tool[PATH_MAX + 64];
+	snprintf(tool, sizeof(tool), "%s/tests/programs/fake_sanitizer.sh", cwd);
+	setenv("CUDALAB_SANITIZER", tool, 1);
+	struct sanitizer_result sr;
+	sanitizer_run(sb, parent, "racecheck", escape, "small", 60, &sr);
+	CHECK(sr.errors == 3 && strstr(sr.report, "ERROR SUMMARY: 3 errors"),
+	      "compute-sanitizer in the box: its report says 3 errors and the "
+	      "grader counts 3, whatever the program printed (got %ld: %s)",
+	      sr.errors, sr.reason);
+	if (sb->landlock)
+		CHECK(!strstr(sr.report, "0 errors"),
+		      "the program could not write into the tool's report "
+		      "(report:\n%s)", sr.report);
+	snprintf(tool, sizeof(tool), "%s/tests/programs/fake_ncu.sh", cwd);
+	setenv("CUDALAB_NCU", tool, 1);
+	struct profile_result pr;
+	profile_step(sb, parent, escape, 60, PROFILE_CHECKS, &pr);
+	CHECK(pr.elements == 4096,
+	      "under a tool in the box, the program's result channel still "
+	      "reaches the grader (n %.0f)", pr.elements);
+	CHECK(pr.measured && pr.bank_conflicts == 65536,
+	      "ncu in the box: the bank conflicts are the tool's 65536 from "
+	      "its report file, not the program's CSV (measured %d, %.0f: %s)",
+	      pr.measured, pr.bank_conflicts, pr.reason);
+
+	/* the folders the runs used are gone */
+	DIR *d = opendir(parent);
+	struct dirent *e;
+	int left = 0;
+	while (d && (e = readdir(d)))
+		left += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	CHECK(left == 0, "every box's folder was removed (%d left in %s)",
+	      left, parent);
 
 	free(sb);
 	return check_done();
