@@ -725,7 +725,5 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 	}
 	strbuf_release(&report);
 	child_release(&c);
-	if (lock_fd >= 0)
-		close(lock_fd);
 	strbuf_release(&metrics);
 }
