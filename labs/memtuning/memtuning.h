@@ -17,7 +17,7 @@
  * threads per block: 8 warps per SM, whatever registers the kernel uses, so
  * what each thread keeps in flight decides the bandwidth (steps 1-5). The
  * study's application ran 1024-thread blocks on an A100; on the H100 32
- * warps per SM move 76 % of the copy bandwidth even with a single load in
+ * warps per SM move 72 % of the copy bandwidth even with a single load in
  * flight each (the README's measurements), so the lab keeps the study's
  * ratio of bytes needed in flight to bytes the compiler's schedule keeps
  * there with a quarter of the threads. Step 6 launches MT_CONFIG_MIN_BLOCKS
