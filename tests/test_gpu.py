@@ -550,7 +550,7 @@ def coalescing(t):
 
 
 MT_STEPS = ["v1", "v2", "v3", "v4", "v5", "v6"]
-MT_DISTINGUISHING = {"v2": "ptx_max_load_bytes", "v3": "elements_per_thread",
+MT_DISTINGUISHING = {"v2": "ptx_max_load_bytes", "v3": "ptx_max_store_bytes",
                      "v4": "registers", "v5": "ptx_max_load_bytes",
                      "v6": "block_threads"}
 
