@@ -689,12 +689,16 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		first = manifest_step_index(&lab, s);
 		count = 1;
 	}
+	/* an absolute path: the compile and the run see the student's files
+	 * at the same path inside their boxes, whatever the grader's cwd */
+	char src_abs[PATH_MAX];
 	const char *src_dir = o->src_dir ? o->src_dir : lab_dir;
-	if (access(src_dir, R_OK) != 0) {
+	if (access(src_dir, R_OK) != 0 || !realpath(src_dir, src_abs)) {
 		snprintf(err, errlen, "cannot read the folder %s", src_dir);
 		manifest_free(&lab);
 		return -2;
 	}
+	src_dir = src_abs;
 
 	struct build_env env = {.root = o->root, .build_dir = o->build_dir,
 				.nvcc = "nvcc", .jobs = o->jobs,
