@@ -167,7 +167,7 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 		size_t n = strcspn(lib, ":");
 		snprintf(sb->paths[np], PATH_MAX, "%.*s", (int)n, lib);
 		if (n && sb->paths[np][0] == '/' && is_dir(sb->paths[np]))
-			BIND("--ro-bind", sb->paths[np++]);
+			BIND("--ro-bind", sb->paths[np]), np++;
 		lib += n + (lib[n] == ':');
 	}
 	for (int i = 0; i < b->nro; i++)

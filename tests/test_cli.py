@@ -449,6 +449,21 @@ def sandbox_policy(t, state):
              "unsandboxed)",
              len(ev) == 1 and ev[0].get("on") is True
              and ev[0].get("unsandboxed") is False, str(ev))
+    # libraries on LD_LIBRARY_PATH are bound into the box at their own path
+    # (found on the GPU machine: a bind with an empty destination covered
+    # the box's root and no box could start)
+    libdir = tempfile.mkdtemp(prefix="cudalab-libs-")
+    try:
+        env2 = dict(env or os.environ)
+        env2["LD_LIBRARY_PATH"] = libdir + ":" + env2.get("LD_LIBRARY_PATH",
+                                                         "")
+        rc, events, _ = hu.grade(["test", "saxpy", "--step", "1"], env=env2)
+        ev = [x for x in events if x.get("event") == "sandbox"]
+        t.record("cli: the box starts with a library folder on "
+                 "LD_LIBRARY_PATH", len(ev) == 1 and ev[0].get("on") is True,
+                 str(ev))
+    finally:
+        shutil.rmtree(libdir, ignore_errors=True)
 
 
 def class_grading(t, state):
