@@ -191,6 +191,10 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 		ADD("--chdir");
 		ADD("/tmp");
 	}
+	/* the box's own root (a tmpfs holding the folders above the binds)
+	 * read-only: only /tmp, box.rw and box.report take writes */
+	ADD("--remount-ro");
+	ADD("/");
 	ADD("--");
 	if (tool_argv) {
 		/* root: drop to box.uid before the tool (the tool and the

@@ -139,6 +139,11 @@ int main(void)
 				   "said: %s)", *t, out);
 		child_release(&c);
 	}
+	out = simple(&c, "write", "/cudalab-escaped");
+	CHECK(!strncmp(out, "write: refused", 14),
+	      "the box's own root is read-only: no unbounded writes beside /tmp "
+	      "(got: %s)", out);
+	child_release(&c);
 	out = simple(&c, "write", "mine");
 	CHECK(!strncmp(out, "write: ok", 9),
 	      "its own folder is writable (got: %s)", out);
