@@ -226,6 +226,13 @@ int main(void)
 	      "its report file, not the program's CSV (measured %d, %.0f: %s)",
 	      pr.measured, pr.bank_conflicts, pr.reason);
 
+	setenv("CUDALAB_NCU", "/nonexistent/ncu", 1);
+	profile_step(sb, parent, escape, 60, PROFILE_CHECKS, &pr);
+	CHECK(!pr.measured && !strcmp(pr.reason, "Nsight Compute not found at "
+				      "/nonexistent/ncu (CUDALAB_NCU)"),
+	      "a missing tool is named as such, box or not (got: %s)",
+	      pr.reason);
+
 	/* the folders the runs used are gone */
 	DIR *d = opendir(parent);
 	struct dirent *e;
