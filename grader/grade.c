@@ -510,8 +510,11 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	}
 	if (o->sandbox != SANDBOX_OFF) {
 		const char *pargv[] = {probe, NULL};
-		sandbox_probe(sb, pargv, have_device ? "\"available\":true"
-						     : NULL);
+		/* a build alone needs no GPU in the box */
+		sandbox_probe(sb, pargv,
+			      have_device && !o->build_only
+				      ? "\"available\":true"
+				      : NULL);
 	} else {
 		snprintf(sb->reason, sizeof(sb->reason),
 			 "--unsandboxed: the instructor turned the sandbox off");
