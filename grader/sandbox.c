@@ -17,7 +17,7 @@ void box_for_run(struct box *b)
 {
 	*b = (struct box){.uid = SANDBOX_UID, .gid = SANDBOX_UID,
 			  .tmp_bytes = 256L << 20, .data_bytes = 16L << 30,
-			  .nproc = 512, .file_bytes = 256L << 20, .gpu = 1,
+			  .nproc = 512, .file_bytes = 64L << 20, .gpu = 1,
 			  .keep_fd = -1};
 }
 

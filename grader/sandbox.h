@@ -120,7 +120,7 @@ struct box {
 };
 
 /* The box of a step run (also under a tool): the GPU, 256 MiB of /tmp,
- * 16 GiB of heap, 512 processes, 256 MiB files; rw set by the caller. */
+ * 16 GiB of heap, 512 processes, 64 MiB files; rw set by the caller. */
 void box_for_run(struct box *b);
 /* The box of nvcc on one student file: no GPU, 1 GiB of /tmp, 8 GiB of
  * heap, 256 processes, 64 MiB files; ro (the file, the headers) and rw
