@@ -204,6 +204,17 @@ int main(void)
 	      "the heap is bounded: 256 MiB limit, got %ld MiB", mib);
 	child_release(&c);
 
+	/* a step's result channel (fd 3) reaches the grader through the box */
+	box_for_run(&b);
+	b.gpu = 0;
+	b.keep_fd = 3;
+	const char *res[] = {escape, "forge", NULL};
+	attempt(&c, &b, res);
+	CHECK(!strcmp(strbuf_str(&c.result), "{\"event\":\"case\",\"n\":4096}\n"),
+	      "a step's result channel reaches the grader through the box "
+	      "(got: %s)", strbuf_str(&c.result));
+	child_release(&c);
+
 	/* the tools' reports are the tools' */
 	char tool[PATH_MAX + 64];
 	snprintf(tool, sizeof(tool), "%s/tests/programs/fake_sanitizer.sh", cwd);
