@@ -67,11 +67,19 @@ static long number(const char *s)
 	return s && *s && !*end ? v : -1;
 }
 
+/* Lower a limit to value; one already lower (the runner's) is kept: this
+ * process may not raise a hard limit. */
 static int limit(int resource, long value)
 {
-	if (value <= 0)
+	struct rlimit now;
+	if (value <= 0 || getrlimit(resource, &now) < 0)
 		return 0;
-	struct rlimit rl = {(rlim_t)value, (rlim_t)value};
+	rlim_t v = (rlim_t)value;
+	if (now.rlim_max != RLIM_INFINITY && v > now.rlim_max)
+		v = now.rlim_max;
+	if (now.rlim_cur != RLIM_INFINITY && v > now.rlim_cur)
+		v = now.rlim_cur;
+	struct rlimit rl = {v, v};
 	return setrlimit(resource, &rl);
 }
 

@@ -452,10 +452,15 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		struct content_hash h = base;
 		hash_str(&h, b->step->file);
 		hash_str(&h, b->define);
-		if (hash_file(&h, b->source) < 0) {
+		struct stat lst;
+		/* in the box a link would show its target: not compiled */
+		int link = env->sb && lstat(b->source, &lst) == 0 &&
+			   S_ISLNK(lst.st_mode);
+		if (link || hash_file(&h, b->source) < 0) {
 			char why[PATH_MAX + 64];
-			snprintf(why, sizeof(why), "cannot read %s: the step's "
-				 "file is missing or unreadable", b->source);
+			snprintf(why, sizeof(why), link ? "%s is a symbolic link: "
+				 "hand in the file itself" : "cannot read %s: the "
+				 "step's file is missing or unreadable", b->source);
 			b->ok = 0;
 			b->diagnostics = json_pack(
 				"[{s:s, s:i, s:i, s:s, s:s}]", "file",
@@ -463,7 +468,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 				"error", "message", why);
 			b->resources = json_array();
 			b->ptx = json_object();
-			strbuf_addf(&b->log, "cannot read %s\n", b->source);
+			strbuf_addf(&b->log, "%s\n", why);
 			continue;
 		}
 		char key[17];

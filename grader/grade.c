@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -235,10 +236,20 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 		FILE *f = fopen(sizes, "w");
 		for (char *const *x = extra_sizes; f && *x; x++)
 			fprintf(f, "%s\n", *x);
-		if (f && fclose(f) == 0) {
-			argv[k++] = "--extra-size-file";
-			argv[k++] = sizes;
+		/* readable by the step alone: 0600, its uid's when boxed */
+		if (!(f && fclose(f) == 0 && chmod(sizes, 0600) == 0 &&
+		      (!boxed || !sb->as_root ||
+		       chown(sizes, SANDBOX_UID, SANDBOX_UID) == 0))) {
+			if (!r->error)
+				r->error = json_pack(
+					"{s:s, s:s, s:s}", "event", "error",
+					"kind", "harness", "message",
+					"cannot hand the hidden sizes to the step");
+			sandbox_remove(scratch);
+			return;
 		}
+		argv[k++] = "--extra-size-file";
+		argv[k++] = sizes;
 	}
 	argv[k] = NULL;
 	char store[16][512];
@@ -819,8 +830,11 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	}
 	if (o->sandbox != SANDBOX_OFF) {
 		const char *pargv[] = {probe, NULL};
-		sandbox_probe(sb, pargv, have_device ? "\"available\":true"
-						     : NULL);
+		/* a build alone needs no GPU in the box */
+		sandbox_probe(sb, pargv,
+			      have_device && !o->build_only
+				      ? "\"available\":true"
+				      : NULL);
 	} else {
 		snprintf(sb->reason, sizeof(sb->reason),
 			 "--unsandboxed: the instructor turned the sandbox off");

@@ -460,17 +460,15 @@ static const char *const *tool_env(char store[][PATH_MAX], const char **env)
 	return env;
 }
 
-/* The folder holding the tool, when it is outside the system folders the
- * box always shows (a test's stand-in, an ncu installed under /home). */
-static void tool_folder(const char *tool, char *out, size_t len)
+/* Where tool (a path, or a name on PATH) is: 0 and its real path, or -1. */
+static int resolve_tool(const char *tool, char *real, size_t len)
 {
-	char found[PATH_MAX], real[PATH_MAX];
-	out[0] = 0;
+	char found[PATH_MAX];
+	found[0] = 0;
 	if (strchr(tool, '/')) {
 		snprintf(found, sizeof(found), "%s", tool);
 	} else {
 		const char *path = getenv("PATH");
-		found[0] = 0;
 		while (path && *path) {
 			size_t n = strcspn(path, ":");
 			snprintf(found, sizeof(found), "%.*s/%s", (int)n, path,
@@ -481,7 +479,20 @@ static void tool_folder(const char *tool, char *out, size_t len)
 			path += n + (path[n] == ':');
 		}
 	}
-	if (!found[0] || !realpath(found, real))
+	char buf[PATH_MAX];
+	if (!found[0] || access(found, X_OK) < 0 || !realpath(found, buf))
+		return -1;
+	snprintf(real, len, "%s", buf);
+	return 0;
+}
+
+/* The folder holding the tool, when it is outside the system folders the
+ * box always shows (a test's stand-in, an ncu installed under /home). */
+static void tool_folder(const char *tool, char *out, size_t len)
+{
+	char real[PATH_MAX];
+	out[0] = 0;
+	if (resolve_tool(tool, real, sizeof(real)) < 0)
 		return;
 	static const char *const system[] = {"/usr/", "/opt/", "/bin/",
 					     "/sbin/", "/lib", NULL};
@@ -546,6 +557,14 @@ static int run_tool_locked(struct sandbox *sb, const char *box_parent,
 	char scratch[PATH_MAX + 32] = "", reports[PATH_MAX + 32] = "",
 	     file[PATH_MAX * 2], tooldir[PATH_MAX];
 	int boxed = sb && sb->on;
+	char real[PATH_MAX];
+	if (resolve_tool(tool_argv[0], real, sizeof(real)) < 0) {
+		/* said here: in the box, a missing tool is only an exit code */
+		snprintf(c->error, sizeof(c->error), "cannot run %s: not found",
+			 tool_argv[0]);
+		snprintf(why, whylen, "%s", c->error);
+		return -1;
+	}
 	if (boxed && !sb->landlock) {
 		snprintf(why, whylen, "not run: this kernel has no Landlock "
 			 "(Linux 5.13+), so the program could write the tool's "

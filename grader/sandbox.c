@@ -17,7 +17,7 @@ void box_for_run(struct box *b)
 {
 	*b = (struct box){.uid = SANDBOX_UID, .gid = SANDBOX_UID,
 			  .tmp_bytes = 256L << 20, .data_bytes = 16L << 30,
-			  .nproc = 512, .file_bytes = 256L << 20, .gpu = 1,
+			  .nproc = 512, .file_bytes = 64L << 20, .gpu = 1,
 			  .keep_fd = -1, .lock_fd = -1};
 }
 
@@ -191,6 +191,10 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 		ADD("--chdir");
 		ADD("/tmp");
 	}
+	/* the box's own root (a tmpfs holding the folders above the binds)
+	 * read-only: only /tmp, box.rw and box.report take writes */
+	ADD("--remount-ro");
+	ADD("/");
 	ADD("--");
 	if (tool_argv) {
 		/* root: drop to box.uid before the tool (the tool and the

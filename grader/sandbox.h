@@ -19,6 +19,8 @@
  *   - read-only: /usr, /bin, /sbin, /lib*, /etc, /opt, /sys, the folders of
  *     LD_LIBRARY_PATH, and each path of box.ro; a fresh /proc; a /dev with
  *     null, zero, random... and, when box.gpu, the NVIDIA device nodes;
+ *   - the box's own root (bwrap's tmpfs, holding the folders above the
+ *     binds, made 0755) remounted read-only;
  *   - a private /tmp of box.tmp_bytes (tmpfs --size, mode 1777);
  *   - box.rw: the one writable folder of the host (a fresh folder of this
  *     run, made by sandbox_folder), the working directory;
@@ -27,8 +29,9 @@
  *   - limits on the program: RLIMIT_DATA box.data_bytes (heap: malloc, new;
  *     not the GPU's memory, not pinned or mapped device memory, which CUDA
  *     maps from the driver and the box does not bound), RLIMIT_NPROC
- *     box.nproc, RLIMIT_FSIZE box.file_bytes, no core files; the runner adds
- *     the wall-clock and CPU-time limits and the group kill (runner.h).
+ *     box.nproc, RLIMIT_FSIZE box.file_bytes, no core files (each only
+ *     lowers what the runner set: the runner adds the wall-clock and
+ *     CPU-time limits and the group kill, runner.h).
  *   Nothing of the project tree, the build cache, solutions/, hidden cases,
  *   manifests, the class's results or other submissions is mounted.
  *
@@ -123,7 +126,7 @@ struct box {
 };
 
 /* The box of a step run (also under a tool): the GPU, 256 MiB of /tmp,
- * 16 GiB of heap, 512 processes, 256 MiB files; rw set by the caller. */
+ * 16 GiB of heap, 512 processes, 64 MiB files; rw set by the caller. */
 void box_for_run(struct box *b);
 /* The box of nvcc on one student file: no GPU, 1 GiB of /tmp, 8 GiB of
  * heap, 256 processes, 64 MiB files; ro (the file, the headers) and rw

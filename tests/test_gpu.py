@@ -809,6 +809,49 @@ def sandbox_gpu(t):
              "%s\n%s" % (prof[:1], err[-500:]))
 
 
+def hidden_sizes_by_file(t):
+    """Hidden case sizes reach the harness through a file in the step's own
+    folder (--extra-size-file), never on the command line: a tree whose
+    saxpy lab.json adds a hidden length runs that case, in the box."""
+    with hu.Scratch() as s:
+        root = s.path
+        for name in os.listdir(hu.ROOT):
+            if name not in ("labs", "build", ".cudalab", ".git"):
+                os.symlink(os.path.join(hu.ROOT, name),
+                           os.path.join(root, name))
+        os.mkdir(os.path.join(root, "labs"))
+        for lab in os.listdir(os.path.join(hu.ROOT, "labs")):
+            src = os.path.join(hu.ROOT, "labs", lab)
+            if lab == "saxpy":
+                shutil.copytree(src, os.path.join(root, "labs", lab))
+            else:
+                os.symlink(src, os.path.join(root, "labs", lab))
+        os.mkdir(os.path.join(root, "build"))
+        os.symlink(os.path.join(hu.ROOT, "build", "devprobe"),
+                   os.path.join(root, "build", "devprobe"))
+        manifest = os.path.join(root, "labs", "saxpy", "lab.json")
+        with open(manifest) as f:
+            m = json.load(f)
+        m["hidden_sizes"] = ["1000003"]
+        with open(manifest, "w") as f:
+            json.dump(m, f, indent=1)
+        rc, o, e = hu.run([hu.GRADER, "--root", root, "test", "saxpy",
+                           "--step", "1", "--src",
+                           os.path.join(hu.ROOT, "solutions", "saxpy"),
+                           "--json", "--no-save"], timeout=600)
+        events = [json.loads(x) for x in o.splitlines() if x.startswith("{")]
+        cases = [x for x in events if x.get("event") == "case"
+                 and x.get("n") == 1000003]
+        sbx = [x for x in events if x.get("event") == "sandbox"]
+        end = hu.step_ends(events).get("v1", {})
+        t.record("gpu: a hidden size (lab.json hidden_sizes) is run, handed "
+                 "over in a file, in the box; the step passes",
+                 cases and cases[0].get("ok") and end.get("verdict") == "pass"
+                 and sbx and sbx[0].get("on") is True,
+                 "rc=%d cases=%s sandbox=%s end=%s\n%s"
+                 % (rc, cases[:1], sbx, end.get("summary"), e[-800:]))
+
+
 def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
     a quick GPU check of one lab while working on it)."""
@@ -821,7 +864,8 @@ def run(t):
               ("explain", explain_roofline), ("sizes", timed_sizes),
               ("shared", lambda t: concurrent_students(t, "saxpy")),
               ("shared", lambda t: concurrent_students(t, "transpose")),
-              ("sandbox", sandbox_gpu)]
+              ("sandbox", sandbox_gpu),
+              ("sandbox", hidden_sizes_by_file)]
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
     for lab, suite in suites:
         if only and lab not in only:

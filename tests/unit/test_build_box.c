@@ -51,15 +51,15 @@ int main(void)
 		return check_done();
 	}
 	/* the student's folder sits deep in the tree, like OUT/work/S/LAB */
-	char dir[PATH_MAX + 64], f[5][PATH_MAX + 96], text[PATH_MAX * 2];
+	char dir[PATH_MAX + 64], f[6][PATH_MAX + 96], text[PATH_MAX * 2];
 	snprintf(dir, sizeof(dir), "%s/student-%d", build_dir, (int)getpid());
 	char cmd[PATH_MAX * 2];
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s", dir);
 	if (system(cmd) != 0)
 		return 1;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		snprintf(f[i], sizeof(f[i]), "%s/case%d/saxpy_v1.cu", dir, i);
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		snprintf(cmd, sizeof(cmd), "mkdir -p %s/case%d", dir, i);
 		if (system(cmd) != 0)
 			return 1;
@@ -95,14 +95,19 @@ int main(void)
 	put(f[4], strbuf_str(&big));
 	strbuf_release(&big);
 
-	struct step_build b[5];
+	/* 5: a symbolic link to the solution (a bind would show its target) */
+	snprintf(text, sizeof(text), "%s/solutions/saxpy/saxpy_v1.cu", cwd);
+	if (symlink(text, f[5]) < 0)
+		return 1;
+
+	struct step_build b[6];
 	memset(b, 0, sizeof(b));
 	const struct step_spec *v1 = manifest_step(&lab, "v1");
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		b[i].step = v1;
 		snprintf(b[i].source, sizeof(b[i].source), "%s", f[i]);
 	}
-	int rc = build_steps(&env, &lab, b, 5, err, sizeof(err));
+	int rc = build_steps(&env, &lab, b, 6, err, sizeof(err));
 	CHECK(rc == 0, "build_steps runs (%s)", rc ? err : "");
 	const char *what[] = {"a relative #include of solutions/",
 			      "an absolute #include of solutions/",
@@ -132,7 +137,10 @@ int main(void)
 	      "a 445-byte file whose errors run to 17 MB keeps at most %d "
 	      "bytes of compiler output, and says it cut (log %zu, "
 	      "diagnostics %zu bytes)", BUILD_LOG_LIMIT, b[4].log.len, dlen);
-	for (int i = 0; i < 5; i++)
+	CHECK(!b[5].ok && strstr(strbuf_str(&b[5].log), "symbolic link"),
+	      "a step file that is a symbolic link (to the solution) is not "
+	      "compiled (log: %.200s)", strbuf_str(&b[5].log));
+	for (int i = 0; i < 6; i++)
 		step_build_release(&b[i]);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", build_dir);
 	if (system(cmd) != 0)

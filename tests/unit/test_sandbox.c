@@ -34,6 +34,10 @@ static const char *attempt(struct child *c, struct box *b,
 	c->argv = sandbox_argv(sb, b, NULL, argv);
 	c->wall_limit_s = 60;
 	c->result_fd = 3;
+	/* the runner's own limits, as grade.c sets them on a step run: the
+	 * box's may only lower them */
+	c->cpu_limit_s = 90;
+	c->file_limit_bytes = 64L << 20;
 	child_run(c);
 	sandbox_remove(rw);
 	return strbuf_str(&c->out);
@@ -139,6 +143,11 @@ int main(void)
 				   "said: %s)", *t, out);
 		child_release(&c);
 	}
+	out = simple(&c, "write", "/cudalab-escaped");
+	CHECK(!strncmp(out, "write: refused", 14),
+	      "the box's own root is read-only: no unbounded writes beside /tmp "
+	      "(got: %s)", out);
+	child_release(&c);
 	out = simple(&c, "write", "mine");
 	CHECK(!strncmp(out, "write: ok", 9),
 	      "its own folder is writable (got: %s)", out);
@@ -195,6 +204,17 @@ int main(void)
 	      "the heap is bounded: 256 MiB limit, got %ld MiB", mib);
 	child_release(&c);
 
+	/* a step's result channel (fd 3) reaches the grader through the box */
+	box_for_run(&b);
+	b.gpu = 0;
+	b.keep_fd = 3;
+	const char *res[] = {escape, "forge", NULL};
+	attempt(&c, &b, res);
+	CHECK(!strcmp(strbuf_str(&c.result), "{\"event\":\"case\",\"n\":4096}\n"),
+	      "a step's result channel reaches the grader through the box "
+	      "(got: %s)", strbuf_str(&c.result));
+	child_release(&c);
+
 	/* the tools' reports are the tools' */
 	char tool[PATH_MAX + 64];
 	snprintf(tool, sizeof(tool), "%s/tests/programs/fake_sanitizer.sh", cwd);
@@ -220,6 +240,13 @@ int main(void)
 	      "ncu in the box: the bank conflicts are the tool's 65536 from "
 	      "its report file, not the program's CSV (measured %d, %.0f: %s)",
 	      pr.measured, pr.bank_conflicts, pr.reason);
+
+	setenv("CUDALAB_NCU", "/nonexistent/ncu", 1);
+	profile_step(sb, parent, escape, 60, PROFILE_CHECKS, &pr);
+	CHECK(!pr.measured && !strcmp(pr.reason, "Nsight Compute not found at "
+				      "/nonexistent/ncu (CUDALAB_NCU)"),
+	      "a missing tool is named as such, box or not (got: %s)",
+	      pr.reason);
 
 	/* the folders the runs used are gone */
 	DIR *d = opendir(parent);
