@@ -19,7 +19,9 @@ CUDA_ARCH := sm_90
 endif
 NVCCFLAGS := -arch=$(CUDA_ARCH) -std=c++17 -O3 -Icommon \
              -Xcompiler=-Wall,-Wextra,-Werror,-Wno-format-truncation
-WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
+WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel \
+             -Xlinker=--wrap=cudaLaunchKernelExC \
+             -Xlinker=--wrap=cudaLaunchCooperativeKernel
 
 COMMON_SRC := common/advice.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
               common/strbuf.c
@@ -27,7 +29,7 @@ GRADER_SRC := grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
               grader/report.c grader/results.c grader/verdict.c grader/profiler.c \
               grader/lint.c grader/sandbox.c grader/batch.c grader/gradebook.c grader/fsutil.c \
-              grader/explain.c grader/roofline.c grader/sass.c
+              grader/explain.c grader/roofline.c grader/sass.c grader/objcheck.c
 UI_SRC     := ui/canvas.c ui/state.c ui/render.c ui/panel_header.c \
               ui/panel_steps.c ui/panel_details.c ui/panel_help.c \
               ui/panel_class.c ui/class_view.c \

@@ -192,8 +192,8 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 						"message", p[i].message));
 	}
 	emit(sink, arg,
-	     json_pack("{s:s, s:s, s:s, s:i, s:o}", "event", "lint", "step",
-		       b->step->id, "file", b->step->file, "count",
+	     json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "event", "lint",
+		       "check", "text", "step", b->step->id, "file", b->step->file, "count",
 		       n < 0 ? 1 : n, "problems", list));
 	return 1;
 }
@@ -545,6 +545,26 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		struct step_build *b = &builds[i];
 		if (rejected[i][0])
 			continue;
+		if (b->rejected) {
+			/* the object check (objcheck.h): compiled, not linked */
+			snprintf(rejected[i], sizeof(rejected[i]), "%s: %s",
+				 b->step->file,
+				 json_string_value(json_array_get(b->rejected, 0)));
+			json_t *list = json_array();
+			size_t k;
+			json_t *m;
+			json_array_foreach(b->rejected, k, m)
+				json_array_append_new(
+					list, json_pack("{s:i, s:O}", "line", 0,
+							"message", m));
+			emit(sink, arg,
+			     json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "event",
+				       "lint", "check", "object", "step",
+				       b->step->id, "file", b->step->file,
+				       "count", (int)json_array_size(list),
+				       "problems", list));
+			continue;
+		}
 		const char *status = !b->ok ? "failed" : b->cached ? "cached" : "ok";
 		json_t *ev = json_pack("{s:s, s:s, s:s, s:f, s:O, s:s}", "event",
 				       "compile", "step", b->step->id, "status",
