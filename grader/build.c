@@ -612,8 +612,11 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		struct ptx_facts pf;
 		char *ptx = ok ? read_ptx(tmp[i], b->source) : NULL;
 		ptx_read_facts(ptx, &pf);
-		free(ptx);
 		b->ptx = ptx_facts_json(&pf);
+		/* per kernel: the verdict takes the facts of the kernels the
+		 * timed call launched (ptx_facts_launched) */
+		json_object_set_new(b->ptx, "kernels", ptx_kernel_facts(ptx));
+		free(ptx);
 		b->seconds = kids[i].seconds;
 
 		/* Drop nvcc's large intermediates; keep ptx, cubin, logs. */
