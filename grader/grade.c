@@ -184,8 +184,9 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 		json_array_append_new(list, json_pack("{s:i, s:s}", "line", 0,
 						      "message", err));
 	} else {
-		snprintf(why, len, "%s:%d: %s", b->step->file, p[0].line,
-			 p[0].message);
+		snprintf(why, len, "%s:%d: %s%s", b->step->file, p[0].line,
+			 p[0].message,
+			 n > 1 ? " (and more: see the list of problems)" : "");
 		for (int i = 0; i < n && i < 16; i++)
 			json_array_append_new(
 				list, json_pack("{s:i, s:s}", "line", p[i].line,
@@ -547,9 +548,12 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			continue;
 		if (b->rejected) {
 			/* the object check (objcheck.h): compiled, not linked */
-			snprintf(rejected[i], sizeof(rejected[i]), "%s: %s",
+			size_t more = json_array_size(b->rejected) - 1;
+			snprintf(rejected[i], sizeof(rejected[i]), "%s: %s%s",
 				 b->step->file,
-				 json_string_value(json_array_get(b->rejected, 0)));
+				 json_string_value(json_array_get(b->rejected, 0)),
+				 more ? " (and more: see the list of problems)"
+				      : "");
 			json_t *list = json_array();
 			size_t k;
 			json_t *m;
