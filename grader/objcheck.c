@@ -85,8 +85,7 @@ static const char *const allowed_section_prefixes[] = {
 static const char *const reserved_mangled[] = {
 	"_ZSt", "_ZNSt", "_ZNKSt", "_ZN9__gnu_cxx", "_ZNK9__gnu_cxx",
 	"_ZN10__cxxabiv1", "_ZNSa", "_ZNKSa", "_ZNSs", "_ZNKSs", "_Znw", "_Zna",
-	"_Zdl", "_Zda", "_ZT", "_ZGV", "_ZN3abi", "_ZN6thrust", "_ZN3cub",
-	"_ZN4cuda", NULL,
+	"_Zdl", "_Zda", "_ZT", "_ZGV", "_ZN3abi", NULL,
 };
 
 static int in_list(const char *const *list, const char *s)
@@ -403,6 +402,8 @@ static void check_sections(const struct elf *e, struct objcheck_list *out)
 		if (in_list(allowed_sections, base) ||
 		    has_prefix(allowed_section_prefixes, base))
 			continue;
+		if (base != n)
+			continue; /* the relocations of a section named below */
 		uint32_t type = e->sh[i].sh_type;
 		if (type == SHT_FINI_ARRAY || type == SHT_PREINIT_ARRAY ||
 		    !strcmp(base, ".ctors") || !strcmp(base, ".dtors") ||
