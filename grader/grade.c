@@ -169,10 +169,13 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 		closedir(d);
 	names[nn] = NULL;
 
-	struct lint_problem p[16];
+	/* every problem of the file, up to a page of them */
+	enum { MAX_PROBLEMS = 64 };
+	struct lint_problem p[MAX_PROBLEMS];
 	char err[512] = "";
 	int n = access(b->source, F_OK) == 0
-			? lint_file(b->source, names, p, 16, err, sizeof(err))
+			? lint_file(b->source, names, p, MAX_PROBLEMS, err,
+				    sizeof(err))
 			: 0;
 	for (int i = 1; i < nn; i++)
 		free((char *)names[i]);
@@ -187,7 +190,7 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 		snprintf(why, len, "%s:%d: %s%s", b->step->file, p[0].line,
 			 p[0].message,
 			 n > 1 ? " (and more: see the list of problems)" : "");
-		for (int i = 0; i < n && i < 16; i++)
+		for (int i = 0; i < n && i < MAX_PROBLEMS; i++)
 			json_array_append_new(
 				list, json_pack("{s:i, s:s}", "line", p[i].line,
 						"message", p[i].message));
