@@ -329,8 +329,9 @@ struct harness_names {
 	char **symbols;   /* every symbol the harness objects define or use */
 	size_t nlaunchers, nsymbols;
 	/* what the student's compile may include (objcheck_source) */
-	char root[PATH_MAX], lab_dir[PATH_MAX], inc_dir[PATH_MAX];
-	const char *include_ok[3];
+	char root[PATH_MAX], lab_dir[PATH_MAX], inc_dir[PATH_MAX],
+		src_dir[PATH_MAX];
+	const char *include_ok[4];
 	struct objcheck_source source;
 };
 
@@ -389,6 +390,16 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 {
 	const char *base = strrchr(source, '/');
 	h->source.source_base = base ? base + 1 : source;
+	/* the student's own folder (where run.py test found the file) */
+	h->include_ok[2] = NULL;
+	if (realpath(source, h->src_dir)) {
+		char *slash = strrchr(h->src_dir, '/');
+		if (slash && slash != h->src_dir) {
+			*slash = 0;
+			h->include_ok[2] = h->src_dir;
+		}
+	}
+	h->include_ok[3] = NULL;
 	struct objcheck_problem items[32];
 	struct objcheck_list list = {items, 0, 32};
 	char path[PATH_MAX * 2], err[PATH_MAX + 128] = "";
@@ -457,6 +468,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	 * compiler_report.c): bump when they change what they report, so a
 	 * cached entry never carries an older reader's figures */
 	hash_str(&base, "facts-v3");
+	hash_str(&base, OBJCHECK_RULES);
 
 	struct lab_flags fl;
 	lab_flags(env, lab, &fl);

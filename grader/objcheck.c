@@ -274,13 +274,25 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 		     bind != STB_GNU_UNIQUE))
 			continue;
 		const char *n = sym_name(e, s);
-		if (in_list(r->launchers, n) || in_list(r->kernels, n) ||
-		    is_stub(n) || !strcmp(n, "DW.ref.__gxx_personality_v0"))
+		/* the launchers, and the compiler's pointer to the C++
+		 * personality routine (weak, hidden, the same in every object) */
+		if (in_list(r->launchers, n) ||
+		    !strcmp(n, "DW.ref.__gxx_personality_v0"))
 			continue;
 		int mangled = !strncmp(n, "_Z", 2);
-		if (mangled && !has_prefix(reserved_mangled, n) &&
-		    !in_list(r->harness_symbols, n))
-			continue; /* the student's own C++ functions */
+		int reserved = in_list(r->harness_symbols, n) ||
+			       (mangled && has_prefix(reserved_mangled, n));
+		if (!reserved && !mangled && in_list(r->kernels, n)) {
+			problem(out,
+				"has the kernel %s with C linkage (extern \"C\"): "
+				"its host stub would own the name %s in the "
+				"whole program; declare kernels without "
+				"extern \"C\"", n, n);
+			continue;
+		}
+		if (!reserved && (in_list(r->kernels, n) || is_stub(n) ||
+				  mangled))
+			continue; /* kernels, stubs, the student's own C++ */
 		problem(out,
 			"defines the global symbol %s: a kernel file may define "
 			"only its kernels and the launcher (%s); it would "

@@ -18,7 +18,10 @@
  *     C++ library's or ABI's (std::, operator new/delete, vtables, guards).
  *     A C name that is not a launcher (json_dumpf, main, fwrite, malloc,
  *     cudaEventElapsedTime ...) would replace the harness's or a library's
- *     function for the whole program: rejected, naming it.
+ *     function for the whole program: rejected, naming it. So is a kernel
+ *     declared extern "C" (its host stub has a C name: extern "C"
+ *     __global__ void fwrite(...) would be the program's fwrite). nvcc
+ *     makes the host shadows of __device__ variables static: not checked.
  *   - undefined references: on the allow-list below (the CUDA runtime calls
  *     the labs need and that the launch recorder sees, printf-style output
  *     to stdout/stderr, host math, the C++ runtime's exception and
@@ -51,6 +54,10 @@
 #define CUDALAB_OBJCHECK_H
 
 #include <stddef.h>
+
+/* Changes whenever a rule changes: part of the build cache's key, so a
+ * cached verdict of the object check is never an older rule's. */
+#define OBJCHECK_RULES "objcheck-3"
 
 struct objcheck_problem {
 	char message[320];
@@ -87,6 +94,7 @@ struct objcheck_source {
 	const char *const *include_ok; /* real paths of folders under root
 					  whose files may be included (the
 					  lab's folder, the student include
+					  folder, the student file's own
 					  folder); NULL-terminated */
 };
 

@@ -106,6 +106,21 @@ int main(void)
 	CHECK(n == 1 && strstr(got, "_Z7hx_emitP6json_t"),
 	      "a harness function's mangled name is rejected (%s)", got);
 
+	{
+		static const char *const c_kernels[] = {"scale", NULL};
+		char obj[PATH_MAX], err2[256] = "";
+		struct objcheck_problem items[4];
+		struct objcheck_list list = {items, 0, 4};
+		struct objcheck_rules rules = {launchers, c_kernels, harness};
+		compile("ckernel", "void scale(void) {}\n", obj, sizeof(obj));
+		objcheck_object(obj, &rules, &list, err2, sizeof(err2));
+		CHECK(list.count == 1 &&
+			      strstr(items[0].message, "kernel scale with C "
+						       "linkage"),
+		      "a kernel with C linkage is rejected (%s)",
+		      list.count ? items[0].message : "");
+	}
+
 	n = check_text("mine", "void _Z6helperv(void) {}\nvoid saxpy(void) {}\n",
 		       got, sizeof(got));
 	CHECK(n == 0, "a C++ function of the student's own is fine (%s)", got);
