@@ -27,7 +27,9 @@ CUDA_ARCH  ?= $(or $(filter $(GPU_ARCH),$(NVCC_ARCHS)),sm_90)
 NVCCFLAGS := -gencode arch=compute_$(CUDA_ARCH:sm_%=%),code=$(CUDA_ARCH) \
              -gencode arch=compute_75,code=compute_75 -std=c++17 -O3 -Icommon \
              -Xcompiler=-Wall,-Wextra,-Werror,-Wno-format-truncation
-WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
+WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel \
+             -Xlinker=--wrap=cudaLaunchKernelExC \
+             -Xlinker=--wrap=cudaLaunchCooperativeKernel
 
 COMMON_SRC := common/gpulock.c common/gpustate.c common/advice.c common/capability.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
               common/strbuf.c
@@ -35,7 +37,7 @@ GRADER_SRC := grader/paths.c grader/runner.c grader/hash.c grader/compiler_repor
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
               grader/report.c grader/results.c grader/verdict.c grader/profiler.c \
               grader/lint.c grader/sandbox.c grader/batch.c grader/gradebook.c grader/fsutil.c \
-              grader/explain.c grader/roofline.c grader/sass.c grader/calibration.c
+              grader/explain.c grader/roofline.c grader/sass.c grader/calibration.c grader/objcheck.c
 UI_SRC     := ui/canvas.c ui/state.c ui/render.c ui/panel_header.c \
               ui/panel_steps.c ui/panel_details.c ui/panel_help.c \
               ui/panel_class.c ui/class_view.c \

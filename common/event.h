@@ -38,15 +38,20 @@
  *             its step_end is NOT GRADED with the same words) seconds?
  *             diagnostics?:[{file line column severity message}] output?
  *             exe?(the step program, when built)
- *  lint       step file count problems:[{line message}]   (the student's
- *             file breaks the kernel-file rules, grader/lint.h; the step is
- *             not compiled and its verdict is "rejected")
+ *  lint       step file check("text"|"object") count
+ *             problems:[{line message}]   (the student's file breaks the
+ *             kernel-file rules; "text": grader/lint.h, before the compile,
+ *             the step is not compiled; "object": grader/objcheck.h, on the
+ *             compiled object, the step is not linked; line 0 when the
+ *             message names the place itself; the verdict is "rejected")
  *  resources  step kernels:[{name registers spill_store_bytes
  *             spill_load_bytes shared_bytes stack_bytes}]
  *  ptx        step global_loads global_stores max_load_bytes max_store_bytes
  *             nc_loads async_copies ... (counts of instructions in the PTX
  *             text) ptx_file (the kept PTX, in the build cache)
  *             cubin_file (the kept machine code, beside it)
+ *             kernels:{symbol: facts} (the same facts per kernel, with the
+ *             functions it calls: the verdict uses the launched ones)
  *  progress   step phase("correctness"|"timing"|"sweep"|"calibrating"|
  *             "remeasure"|"waiting for the GPU") done total message?
  *             waited_s?   ("calibrating": the grader times the step's
@@ -58,11 +63,14 @@
  *  case       step name ok n? seed mismatches? checked? first?:[{index
  *             expected got input?}] message?   (one correctness case)
  *  guard      step buffer before after first_offset? message
- *             (bytes changed in the guard zones around an output buffer)
+ *             (bytes changed in the 4 MiB guard zones around a buffer)
  *  launch     step kernel? grid:[x y z] block:[x y z] shared_bytes
  *             default_stream(bool) launches blocks_per_sm waves
  *             elements_per_thread occupancy_pct (resident warps per SM /
- *             its warp slots)  (the student's launches for the timed n)
+ *             its warp slots)  kernels:[symbol] (every kernel launched,
+ *             as compiled: the PTX .entry name) kernels_complete?(false:
+ *             more distinct kernels than the recorder holds)
+ *             (the student's launches for the timed n)
  *  timing     step who("student"|"vendor"|"reference": the lab's own
  *             baseline kernel, timed in the same process) name? variant?
  *             n bytes reps(calls timed)
@@ -132,7 +140,8 @@
  * "compile_error", "crash" (CUDA error, signal, or exit before harness_end),
  * "timeout", "not_implemented" (starter stub), "not_graded" (no CUDA device,
  * or a GPU below what the step needs, or one this nvcc cannot build for),
- * "rejected" (the file breaks the kernel-file rules: grader/lint.h).
+ * "rejected" (the file breaks the kernel-file rules: grader/lint.h,
+ * grader/objcheck.h).
  */
 #ifndef CUDALAB_EVENT_H
 #define CUDALAB_EVENT_H

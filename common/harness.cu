@@ -532,9 +532,43 @@ static size_t damaged(const unsigned char *zone, size_t len, size_t elem_size,
 	return count;
 }
 
+/* Counts the bytes of [zone, zone+len) that differ from the pattern. */
+__global__ void hx_guard_scan_kernel(const unsigned char *zone, size_t len,
+				     unsigned long long *bad)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	unsigned long long mine = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < len;
+	     i += stride)
+		mine += zone[i] != HX_GUARD_BYTE;
+	if (mine)
+		atomicAdd(bad, mine);
+}
+
+static unsigned long long *guard_counter;
+
+static unsigned long long guard_bad_bytes(const unsigned char *zone,
+					  size_t len)
+{
+	if (!guard_counter)
+		HX_CHECK(cudaMalloc(&guard_counter, sizeof(*guard_counter)));
+	HX_CHECK(cudaMemset(guard_counter, 0, sizeof(*guard_counter)));
+	hx_guard_scan_kernel<<<256, 256>>>(zone, len, guard_counter);
+	HX_CHECK(cudaGetLastError());
+	unsigned long long bad = 0;
+	HX_CHECK(cudaMemcpy(&bad, guard_counter, sizeof(bad),
+			    cudaMemcpyDeviceToHost));
+	return bad;
+}
+
 int hx_buffer_check_guards(struct hx_buffer *b, size_t elem_size)
 {
 	size_t before_len = HX_GUARD_BYTES + b->offset;
+	/* compared on the GPU; copied only when something is wrong */
+	if (guard_bad_bytes(b->alloc, before_len) == 0 &&
+	    guard_bad_bytes((unsigned char *)b->data + b->bytes,
+			    HX_GUARD_BYTES) == 0)
+		return 1;
 	unsigned char *before = (unsigned char *)malloc(before_len);
 	unsigned char *after = (unsigned char *)malloc(HX_GUARD_BYTES);
 	if (!before || !after)
@@ -652,11 +686,35 @@ static struct {
 	int inside; // a wrapped entry point called another one
 	int count;
 	struct hx_launch rec[HX_MAX_LAUNCHES];
+	/* every distinct kernel of the window, however many launches */
+	const void *funcs[HX_MAX_LAUNCHES];
+	char symbols[HX_MAX_LAUNCHES][256];
+	int nfuncs;
+	int too_many_kernels;
 } L;
+
+static void record_kernel(const void *func)
+{
+	for (int i = 0; i < L.nfuncs; i++)
+		if (L.funcs[i] == func)
+			return;
+	if (L.nfuncs == HX_MAX_LAUNCHES) {
+		L.too_many_kernels = 1;
+		return;
+	}
+	const char *name = NULL;
+	L.funcs[L.nfuncs] = func;
+	snprintf(L.symbols[L.nfuncs], sizeof(L.symbols[0]), "%s",
+		 cudaFuncGetName(&name, func) == cudaSuccess && name ? name
+								    : "?");
+	L.nfuncs++;
+	cudaGetLastError();
+}
 
 static void record_launch(const void *func, dim3 g, dim3 b, size_t shared,
 			  cudaStream_t stream)
 {
+	record_kernel(func);
 	int i = L.count++;
 	if (i >= HX_MAX_LAUNCHES)
 		return;
@@ -677,6 +735,7 @@ static void record_launch(const void *func, dim3 g, dim3 b, size_t shared,
 		char *pretty = abi::__cxa_demangle(name, NULL, NULL, &status);
 		snprintf(r->kernel, sizeof(r->kernel), "%s",
 			 status == 0 && pretty ? pretty : name);
+		snprintf(r->symbol, sizeof(r->symbol), "%s", name);
 		free(pretty);
 	}
 	cudaGetLastError(); // the queries above must not leave an error behind
@@ -737,11 +796,49 @@ cudaError_t __wrap_cudaLaunchKernel(const void *f, dim3 g, dim3 b,
 		note_refused_launch(f, b);
 	return err;
 }
+
+/* cudaLaunchKernelEx (the C++ template) ends here: the shape is in the
+ * config; its attributes (clusters, programmatic serialisation ...) change
+ * how, not what, is launched. */
+cudaError_t __real_cudaLaunchKernelExC(const cudaLaunchConfig_t *, const void *,
+				       void **);
+cudaError_t __wrap_cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
+				       const void *f, void **args)
+{
+	if (L.active && !L.inside && config)
+		record_launch(f, config->gridDim, config->blockDim,
+			      config->dynamicSmemBytes, config->stream);
+	L.inside++;
+	cudaError_t err = __real_cudaLaunchKernelExC(config, f, args);
+	L.inside--;
+	if (err != cudaSuccess && !L.inside && config)
+		note_refused_launch(f, config->blockDim);
+	return err;
+}
+
+cudaError_t __real_cudaLaunchCooperativeKernel(const void *, dim3, dim3,
+					       void **, size_t, cudaStream_t);
+cudaError_t __wrap_cudaLaunchCooperativeKernel(const void *f, dim3 g, dim3 b,
+					       void **args, size_t shared,
+					       cudaStream_t s)
+{
+	if (L.active && !L.inside)
+		record_launch(f, g, b, shared, s);
+	L.inside++;
+	cudaError_t err =
+		__real_cudaLaunchCooperativeKernel(f, g, b, args, shared, s);
+	L.inside--;
+	if (err != cudaSuccess && !L.inside)
+		note_refused_launch(f, b);
+	return err;
+}
 }
 
 void hx_launches_begin(void)
 {
 	L.count = 0;
+	L.nfuncs = 0;
+	L.too_many_kernels = 0;
 	L.active = 1;
 }
 
@@ -767,6 +864,14 @@ int hx_launch_report(const struct hx_launch *l, int count, double elements)
 	}
 	json_t *ev = json_pack("{s:s, s:I, s:b}", "event", "launch", "launches",
 			       (json_int_t)count, "default_stream", all_default);
+	/* every kernel the call launched, by its symbol (the mangled name the
+	 * PTX's .entry carries): the grader takes PTX facts from these only */
+	json_t *symbols = json_array();
+	for (int i = 0; i < L.nfuncs; i++)
+		json_array_append_new(symbols, json_string(L.symbols[i]));
+	json_object_set_new(ev, "kernels", symbols);
+	if (L.too_many_kernels)
+		json_object_set_new(ev, "kernels_complete", json_false());
 	if (big) {
 		double blocks = (double)big->grid[0] * big->grid[1] *
 				big->grid[2];
@@ -812,12 +917,12 @@ int hx_launch_report(const struct hx_launch *l, int count, double elements)
 void hx_call(void (*fn)(void *ctx), void *ctx, const char *what,
 	     double record_elements)
 {
-	struct hx_launch launches[16];
+	static struct hx_launch launches[HX_MAX_LAUNCHES];
 	int record = record_elements > 0;
 	if (record)
 		hx_launches_begin();
 	fn(ctx);
-	int count = record ? hx_launches_end(launches, 16) : 0;
+	int count = record ? hx_launches_end(launches, HX_MAX_LAUNCHES) : 0;
 	hx_check_call(what);
 	if (record)
 		hx_launch_report(launches, count, record_elements);

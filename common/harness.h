@@ -135,9 +135,21 @@ void hx_parallel_for(size_t n, hx_range_fn fn, void *ctx);
  * filled with HX_GUARD_BYTE. `data` is `offset` bytes past a 256-byte
  * boundary (0 for normal use; labs that test alignment pass others).
  * Guards are checked with hx_buffer_check_guards after student code ran.
+ *
+ * The zones catch reads as well as writes. 0x7F in every byte is a huge
+ * value of every element type a lab uses: 3.4e38 as float and as bf16,
+ * 1.4e306 as double, 2.1e9 as int32 (and not a NaN, which a comparison
+ * written as !(err > tol) would let through). A kernel that reads past
+ * an input's end (an unguarded float4 tail of a reduction) adds it to a
+ * sum, or copies it, and the case fails. 4 MiB on each side: an index
+ * 2^20 floats past the end (y[n + 262144]) still lands in the zone; the
+ * cost is 8 MiB per buffer, small beside 2^27-element buffers, and the
+ * zones are compared on the GPU, so checking them costs no copy. What
+ * lands beyond 4 MiB is another allocation's or unmapped memory (an
+ * illegal-address crash) and is not claimed to be caught.
  */
-#define HX_GUARD_BYTES 4096
-#define HX_GUARD_BYTE 0xA5
+#define HX_GUARD_BYTES ((size_t)4 << 20)
+#define HX_GUARD_BYTE 0x7F
 struct hx_buffer {
 	const char *name;
 	unsigned char *alloc;
@@ -197,13 +209,19 @@ int hx_case_selected(const char *name);
 
 /*
  * Every kernel launch in the process passes through a recorder (the step is
- * linked with --wrap for the CUDA runtime's launch entry points). Between
+ * linked with --wrap for the CUDA runtime's launch entry points: <<<>>>'s
+ * __cudaLaunchKernel, cudaLaunchKernel, cudaLaunchKernelExC (what
+ * cudaLaunchKernelEx calls) and cudaLaunchCooperativeKernel). The other
+ * ways to start work (graphs, streams, the driver API) are not on the list
+ * of functions a student's object may call (grader/objcheck.h), so the
+ * recorder sees every launch a step makes. Between
  * hx_launches_begin() and hx_launches_end() it records grid, block, dynamic
  * shared memory, stream, and how many blocks of that kernel fit on one SM.
  * Outside that window it only forwards the launch.
  */
 struct hx_launch {
-	char kernel[128];
+	char kernel[128]; /* demangled, for people */
+	char symbol[256]; /* as compiled (mangled): the PTX .entry name */
 	unsigned grid[3], block[3];
 	size_t shared_bytes;
 	int default_stream;

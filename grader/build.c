@@ -4,6 +4,7 @@
 #include "fsutil.h"
 #include "compiler_report.h"
 #include "hash.h"
+#include "objcheck.h"
 #include "ptx.h"
 #include "runner.h"
 
@@ -360,6 +361,154 @@ static const char *launcher_name(const struct lab_manifest *lab, char *buf,
 	return buf;
 }
 
+/*
+ * The include folder of a student's compile: common/cudalab.h only (the
+ * starters' TODO marker), so the harness runtime's headers are not the
+ * student's to include. Written each build, published by rename.
+ */
+static int student_include(const struct build_env *env, char *flag,
+			   size_t len, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], src[PATH_MAX], dst[PATH_MAX + 16],
+		tmp[PATH_MAX + 32];
+	snprintf(dir, sizeof(dir), "%s/student-include", env->build_dir);
+	snprintf(src, sizeof(src), "%s/common/cudalab.h", env->root);
+	snprintf(dst, sizeof(dst), "%s/cudalab.h", dir);
+	snprintf(tmp, sizeof(tmp), "%s/cudalab.h.tmp%d", dir, (int)getpid());
+	snprintf(flag, len, "-I%s", dir);
+	struct strbuf text = STRBUF_INIT, old = STRBUF_INIT;
+	int rc = 0;
+	if (mkdirs(dir) < 0 || strbuf_read_file(&text, src) < 0) {
+		snprintf(err, errlen, "cannot prepare %s: %s", dir,
+			 strerror(errno));
+		rc = -1;
+	} else if (strbuf_read_file(&old, dst) < 0 || old.len != text.len ||
+		   memcmp(strbuf_str(&old), strbuf_str(&text), text.len)) {
+		FILE *f = fopen(tmp, "w");
+		if (!f || fwrite(strbuf_str(&text), 1, text.len, f) != text.len ||
+		    fclose(f) != 0 || rename(tmp, dst) < 0) {
+			snprintf(err, errlen, "cannot write %s: %s", dst,
+				 strerror(errno));
+			rc = -1;
+		}
+	}
+	strbuf_release(&text);
+	strbuf_release(&old);
+	return rc;
+}
+
+/* What the object check needs from the lab's harness (objcheck.h). */
+struct harness_names {
+	char **launchers; /* the interface's launcher + the harness's weak
+			     (optional, per-step) launchers */
+	char **symbols;   /* every symbol the harness objects define or use */
+	size_t nlaunchers, nsymbols;
+	/* what the student's compile may include (objcheck_source) */
+	char root[PATH_MAX], lab_dir[PATH_MAX], inc_dir[PATH_MAX],
+		src_dir[PATH_MAX];
+	const char *include_ok[4];
+	struct objcheck_source source;
+};
+
+static int harness_names_read(const struct build_env *env,
+			      const struct lab_manifest *lab,
+			      const struct runtime_objects *ro,
+			      const char *launcher, struct harness_names *h,
+			      char *err, size_t errlen)
+{
+	memset(h, 0, sizeof(*h));
+	char inc[PATH_MAX + 32];
+	snprintf(inc, sizeof(inc), "%s/student-include", env->build_dir);
+	if (!realpath(env->root, h->root) || !realpath(lab->dir, h->lab_dir) ||
+	    !realpath(inc, h->inc_dir)) {
+		snprintf(err, errlen, "cannot resolve the lab's folders: %s",
+			 strerror(errno));
+		return -1;
+	}
+	h->include_ok[0] = h->lab_dir;
+	h->include_ok[1] = h->inc_dir;
+	h->include_ok[2] = NULL;
+	h->source.cwd = env->root;
+	h->source.root = h->root;
+	h->source.include_ok = h->include_ok;
+	h->launchers = calloc(2, sizeof(char *));
+	if (!h->launchers) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	h->launchers[h->nlaunchers++] = strdup(launcher);
+	if (objcheck_symbols(ro->lab, 1, &h->launchers, &h->nlaunchers, err,
+			     errlen) < 0)
+		return -1;
+	const char *objs[] = {ro->lab, ro->rt, ro->stats, ro->event};
+	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
+		if (objcheck_symbols(objs[i], 0, &h->symbols, &h->nsymbols,
+				     err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+static void harness_names_release(struct harness_names *h)
+{
+	objcheck_free_names(h->launchers);
+	objcheck_free_names(h->symbols);
+	memset(h, 0, sizeof(*h));
+}
+
+/*
+ * The object check of one compiled step (objcheck.h): the object at obj,
+ * nvcc's host translation unit and PTX kept in dir. Returns NULL when
+ * clean, else an array of the problems' messages (new reference).
+ */
+static json_t *check_object(struct harness_names *h, const char *dir,
+			    const char *source, const char *obj)
+{
+	const char *base = strrchr(source, '/');
+	h->source.source_base = base ? base + 1 : source;
+	/* the student's own folder (where run.py test found the file) */
+	h->include_ok[2] = NULL;
+	if (realpath(source, h->src_dir)) {
+		char *slash = strrchr(h->src_dir, '/');
+		if (slash && slash != h->src_dir) {
+			*slash = 0;
+			h->include_ok[2] = h->src_dir;
+		}
+	}
+	h->include_ok[3] = NULL;
+	struct objcheck_problem items[32];
+	struct objcheck_list list = {items, 0, 32};
+	char path[PATH_MAX * 2], err[PATH_MAX + 128] = "";
+	char *ptx = read_ptx(dir, source);
+	char **kernels = objcheck_ptx_entries(ptx);
+	free(ptx);
+	struct objcheck_rules rules = {
+		(const char *const *)h->launchers,
+		(const char *const *)kernels,
+		(const char *const *)h->symbols};
+	int rc = objcheck_object(obj, &rules, &list, err, sizeof(err));
+	objcheck_free_names(kernels);
+	kept_path(dir, source, "cudafe1.cpp", path, sizeof(path));
+	struct strbuf host = STRBUF_INIT;
+	if (strbuf_read_file(&host, path) < 0)
+		snprintf(err, sizeof(err), "nvcc kept no host translation unit "
+					   "(%s) to check", path);
+	else
+		objcheck_host_source(strbuf_str(&host), &h->source, &list);
+	strbuf_release(&host);
+	if (rc == 0 && !err[0] && list.count == 0)
+		return NULL;
+	json_t *out = json_array();
+	if (err[0])
+		json_array_append_new(out, json_string(err));
+	for (int i = 0; i < list.count && i < list.max; i++)
+		json_array_append_new(out, json_string(items[i].message));
+	if (list.count > list.max)
+		json_array_append_new(
+			out, json_sprintf("and %d more problems",
+					  list.count - list.max));
+	return out;
+}
+
 /* Load facts.json of a finished cache entry into b. */
 static int load_facts(struct step_build *b)
 {
@@ -372,6 +521,8 @@ static int load_facts(struct step_build *b)
 	b->diagnostics = json_incref(json_object_get(facts, "diagnostics"));
 	b->resources = json_incref(json_object_get(facts, "resources"));
 	b->ptx = json_incref(json_object_get(facts, "ptx"));
+	json_t *rej = json_object_get(facts, "rejected");
+	b->rejected = json_array_size(rej) ? json_incref(rej) : NULL;
 	json_decref(facts);
 	snprintf(path, sizeof(path), "%s/compile.log", b->dir);
 	strbuf_read_file(&b->log, path);
@@ -391,7 +542,8 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	/* facts.json is written by this grader's readers (ptx.c,
 	 * compiler_report.c): bump when they change what they report, so a
 	 * cached entry never carries an older reader's figures */
-	hash_str(&base, "facts-v2");
+	hash_str(&base, "facts-v3");
+	hash_str(&base, OBJCHECK_RULES);
 
 	struct lab_flags fl;
 	lab_flags(env, lab, &fl);
@@ -399,6 +551,13 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	runtime_objects(objdir, &ro);
 	char launcher[64];
 	launcher_name(lab, launcher, sizeof(launcher));
+	char inc_student[PATH_MAX + 3];
+	struct harness_names names;
+	if (student_include(env, inc_student, sizeof(inc_student), err,
+			    errlen) < 0 ||
+	    harness_names_read(env, lab, &ro, launcher, &names, err,
+			       errlen) < 0)
+		return -1;
 
 	/* What the compile box shows besides the system: common/ and the
 	 * lab's headers (not lab.json, which may hold hidden cases, nor the
@@ -498,7 +657,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		a[k++] = CXX_STD;
 		a[k++] = "-O3";
 		a[k++] = "-lineinfo";
-		a[k++] = fl.inc_common;
+		a[k++] = inc_student;
 		a[k++] = fl.inc_lab;
 		snprintf(dflags[i], sizeof(dflags[i]), "-D%s", b->define);
 		if (b->define[0])
@@ -571,19 +730,27 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		snprintf(exe_tmp, sizeof(exe_tmp), "%s/step", tmp[i]);
 		snprintf(link_log, sizeof(link_log), "%s/link.log", tmp[i]);
 		if (ok) {
+			b->rejected = check_object(&names, tmp[i], b->source,
+						   objp[i]);
+			ok = !b->rejected;
+		}
+		if (ok) {
 			const char *argv[] = {
 				env->nvcc, fl.arch, "-o", exe_tmp, objp[i],
 				ro.lab, ro.rt, ro.stats, ro.event, ro.gpulock,
 				ro.gpustate,
 				"-Xlinker=--wrap=__cudaLaunchKernel",
-				"-Xlinker=--wrap=cudaLaunchKernel", "-ljansson",
-				"-ldl", NULL};
+				"-Xlinker=--wrap=cudaLaunchKernel",
+				"-Xlinker=--wrap=cudaLaunchKernelExC",
+				"-Xlinker=--wrap=cudaLaunchCooperativeKernel",
+				"-ljansson", "-ldl", NULL};
 			ok = run_tool(env, argv, link_log, &b->log) == 0;
 		}
 		b->ok = ok;
 		b->diagnostics =
 			compiler_diagnostics(strbuf_str(&b->log), launcher);
-		if (!ok && compiler_count(b->diagnostics, "error") == 0)
+		if (!ok && !b->rejected &&
+		    compiler_count(b->diagnostics, "error") == 0)
 			json_array_append_new(
 				b->diagnostics,
 				json_pack("{s:s, s:i, s:i, s:s, s:s}", "file",
@@ -594,8 +761,11 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		struct ptx_facts pf;
 		char *ptx = ok ? read_ptx(tmp[i], b->source) : NULL;
 		ptx_read_facts(ptx, &pf);
-		free(ptx);
 		b->ptx = ptx_facts_json(&pf);
+		/* per kernel: the verdict takes the facts of the kernels the
+		 * timed call launched (ptx_facts_launched) */
+		json_object_set_new(b->ptx, "kernels", ptx_kernel_facts(ptx));
+		free(ptx);
 		b->seconds = kids[i].seconds;
 
 		/* Drop nvcc's large intermediates; keep ptx, cubin, logs. */
@@ -623,6 +793,8 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 				"{s:b, s:O, s:O, s:O}", "ok", b->ok,
 				"diagnostics", b->diagnostics, "resources",
 				b->resources, "ptx", b->ptx);
+			if (b->rejected)
+				json_object_set(facts, "rejected", b->rejected);
 			char fp[PATH_MAX * 2], lp[PATH_MAX * 2];
 			snprintf(fp, sizeof(fp), "%s/facts.json", tmp[i]);
 			json_dump_file(facts, fp, JSON_INDENT(1));
@@ -640,6 +812,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		}
 		child_release(&kids[i]);
 	}
+	harness_names_release(&names);
 	free(kids);
 	free(tmp);
 	free(logp);
@@ -701,6 +874,8 @@ int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
 	argv[k++] = ro.gpustate;
 	argv[k++] = "-Xlinker=--wrap=__cudaLaunchKernel";
 	argv[k++] = "-Xlinker=--wrap=cudaLaunchKernel";
+	argv[k++] = "-Xlinker=--wrap=cudaLaunchKernelExC";
+	argv[k++] = "-Xlinker=--wrap=cudaLaunchCooperativeKernel";
 	argv[k++] = "-ljansson";
 	argv[k++] = "-ldl";
 	for (int i = 0; lab->vendor_libs && lab->vendor_libs[i] && i < 8; i++) {
@@ -726,5 +901,6 @@ void step_build_release(struct step_build *b)
 	json_decref(b->diagnostics);
 	json_decref(b->resources);
 	json_decref(b->ptx);
-	b->diagnostics = b->resources = b->ptx = NULL;
+	json_decref(b->rejected);
+	b->diagnostics = b->resources = b->ptx = b->rejected = NULL;
 }

@@ -6,6 +6,12 @@
  * per arch and harness content), with the launch recorder wrapped in
  * (--wrap of the runtime's launch entry points, see common/harness.h).
  *
+ * Between compile and link, the student's object and nvcc's host translation
+ * unit go through the object check (objcheck.h): an object that defines or
+ * calls what a kernel file may not is never linked (ok 0, rejected set).
+ * The student's file sees only its lab's folder and a folder holding
+ * common/cudalab.h on its include path, not the harness runtime's headers.
+ *
  * Cache: build/steps/LAB/STEP-KEY/ holds step (the executable), compile.log,
  * the PTX and facts.json. KEY hashes the student file, nvcc's version, the
  * arch, the flags, every harness source and the version of the readers that
@@ -73,6 +79,9 @@ struct step_build {
 	json_t *diagnostics;  /* array, see compiler_report.h */
 	json_t *resources;    /* array of kernels */
 	json_t *ptx;          /* object, see ptx.h */
+	json_t *rejected;     /* NULL, or an array of strings: what the
+				 object check (objcheck.h) found; the step
+				 was then not linked */
 };
 
 /*

@@ -146,10 +146,13 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 		closedir(d);
 	names[nn] = NULL;
 
-	struct lint_problem p[16];
+	/* every problem of the file, up to a page of them */
+	enum { MAX_PROBLEMS = 64 };
+	struct lint_problem p[MAX_PROBLEMS];
 	char err[512] = "";
 	int n = access(b->source, F_OK) == 0
-			? lint_file(b->source, names, p, 16, err, sizeof(err))
+			? lint_file(b->source, names, p, MAX_PROBLEMS, err,
+				    sizeof(err))
 			: 0;
 	for (int i = 1; i < nn; i++)
 		free((char *)names[i]);
@@ -161,16 +164,17 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 		json_array_append_new(list, json_pack("{s:i, s:s}", "line", 0,
 						      "message", err));
 	} else {
-		snprintf(why, len, "%s:%d: %s", b->step->file, p[0].line,
-			 p[0].message);
-		for (int i = 0; i < n && i < 16; i++)
+		snprintf(why, len, "%s:%d: %s%s", b->step->file, p[0].line,
+			 p[0].message,
+			 n > 1 ? " (and more: see the list of problems)" : "");
+		for (int i = 0; i < n && i < MAX_PROBLEMS; i++)
 			json_array_append_new(
 				list, json_pack("{s:i, s:s}", "line", p[i].line,
 						"message", p[i].message));
 	}
 	emit(sink, arg,
-	     json_pack("{s:s, s:s, s:s, s:i, s:o}", "event", "lint", "step",
-		       b->step->id, "file", b->step->file, "count",
+	     json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "event", "lint",
+		       "check", "text", "step", b->step->id, "file", b->step->file, "count",
 		       n < 0 ? 1 : n, "problems", list));
 	return 1;
 }
@@ -912,6 +916,29 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		struct step_build *b = &builds[i];
 		if (rejected[i][0] || beyond[i][0])
 			continue;
+		if (b->rejected) {
+			/* the object check (objcheck.h): compiled, not linked */
+			size_t more = json_array_size(b->rejected) - 1;
+			snprintf(rejected[i], sizeof(rejected[i]), "%s: %s%s",
+				 b->step->file,
+				 json_string_value(json_array_get(b->rejected, 0)),
+				 more ? " (and more: see the list of problems)"
+				      : "");
+			json_t *list = json_array();
+			size_t k;
+			json_t *m;
+			json_array_foreach(b->rejected, k, m)
+				json_array_append_new(
+					list, json_pack("{s:i, s:O}", "line", 0,
+							"message", m));
+			emit(sink, arg,
+			     json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "event",
+				       "lint", "check", "object", "step",
+				       b->step->id, "file", b->step->file,
+				       "count", (int)json_array_size(list),
+				       "problems", list));
+			continue;
+		}
 		const char *status = !b->ok ? "failed" : b->cached ? "cached" : "ok";
 		json_t *ev = json_pack("{s:s, s:s, s:s, s:f, s:O, s:s}", "event",
 				       "compile", "step", b->step->id, "status",

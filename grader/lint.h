@@ -11,8 +11,9 @@
  *     destructors (__attribute__((constructor)), init_priority), atexit;
  *   - names a process, file, network, environment or exit function (system,
  *     fork, exec*, fopen, open, socket, dlopen, getenv, exit, abort, ...),
- *     or an output function other than printf/puts (the result channel is
- *     the harness's: fprintf, write, fwrite, dprintf ...);
+ *     or an output function that writes to a descriptor or FILE it names
+ *     (write, fwrite, dprintf ...; printf, puts and fprintf to stdout or
+ *     stderr are fine: neither is parsed);
  *   - names the harness's or the JSON library's own functions (hx_*, json_*,
  *     __real_*, __wrap_*): only the harness speaks on the result channel;
  *   - pastes tokens with ## (a way to spell a banned name without writing
@@ -21,9 +22,16 @@
  * access: `block.sync()` or `tile.thread_rank()` are fine, a variable called
  * `read` is not flagged unless it is called or its address is taken.
  *
- * This is a guard rail for honest mistakes and a first wall against a
- * forged result; the sandbox (sandbox.h) and the result-channel checks are
- * the others.
+ * This check reads text, and text can be spelled past any word list (line
+ * splices, digit separators, digraphs, asm labels): it is only the early,
+ * friendly message, with a line number, for honest mistakes. What decides
+ * is the object check on the compiled file (objcheck.h), which sees what
+ * the compiler made of every spelling, and the sandbox (sandbox.h). So
+ * harmless published code is not rejected here: <cuda.h> and <cstdlib>
+ * may be included (a driver-API or system() call is still rejected, by
+ * the object check), and debug fprintf(stderr, ...) is allowed. Every
+ * problem of a file is reported, not only the first. (The lint runs
+ * before the compile: a file it rejects is not compiled.)
  */
 #ifndef CUDALAB_LINT_H
 #define CUDALAB_LINT_H

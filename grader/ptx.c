@@ -219,3 +219,178 @@ json_t *ptx_facts_json(const struct ptx_facts *f)
 			 f->rem_ops, "shuffles", f->shuffles, "barriers",
 			 f->barriers);
 }
+
+/* ---- per kernel -------------------------------------------------------- */
+
+struct ptx_function {
+	char name[256];
+	const char *body, *end; /* [body, end): its text */
+	int entry;
+};
+
+/* The name of a function declared on the line at p (".entry NAME(" or
+ * ".func (.param ...) NAME("), or 0. */
+static int function_name(const char *p, const char *line_end, char *name,
+			 size_t len, int *entry)
+{
+	const char *e = NULL, *f = NULL;
+	for (const char *q = p; q + 6 <= line_end; q++) {
+		if (!strncmp(q, ".entry", 6) && (q == p || isspace((unsigned char)q[-1])))
+			e = q + 6;
+		if (!strncmp(q, ".func", 5) && (q == p || isspace((unsigned char)q[-1])))
+			f = q + 5;
+	}
+	const char *q = e ? e : f;
+	if (!q)
+		return 0;
+	*entry = e != NULL;
+	while (q < line_end && isspace((unsigned char)*q))
+		q++;
+	if (q < line_end && *q == '(') { /* return parameters */
+		int depth = 0;
+		for (; q < line_end; q++) {
+			depth += *q == '(';
+			depth -= *q == ')';
+			if (depth == 0) {
+				q++;
+				break;
+			}
+		}
+		while (q < line_end && isspace((unsigned char)*q))
+			q++;
+	}
+	size_t n = 0;
+	while (q + n < line_end && (isalnum((unsigned char)q[n]) ||
+				    q[n] == '_' || q[n] == '$' || q[n] == '.'))
+		n++;
+	if (!n || n >= len)
+		return 0;
+	memcpy(name, q, n);
+	name[n] = 0;
+	return 1;
+}
+
+static void add_facts(struct ptx_facts *sum, const struct ptx_facts *f)
+{
+	sum->global_loads += f->global_loads;
+	sum->global_stores += f->global_stores;
+	sum->nc_loads += f->nc_loads;
+	sum->async_copies += f->async_copies;
+	sum->rem_ops += f->rem_ops;
+	sum->shuffles += f->shuffles;
+	sum->barriers += f->barriers;
+	if (f->max_load_bytes > sum->max_load_bytes)
+		sum->max_load_bytes = f->max_load_bytes;
+	if (f->max_store_bytes > sum->max_store_bytes)
+		sum->max_store_bytes = f->max_store_bytes;
+}
+
+/* Does [body, end) name `name` as a whole word (a call)? */
+static int mentions(const char *body, const char *end, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *q = body; q + n <= end; q++) {
+		q = memchr(q, name[0], (size_t)(end - q));
+		if (!q || q + n > end)
+			return 0;
+		if (!strncmp(q, name, n) &&
+		    (q == body || !(isalnum((unsigned char)q[-1]) || q[-1] == '_' || q[-1] == '$')) &&
+		    (q + n == end || !(isalnum((unsigned char)q[n]) || q[n] == '_' || q[n] == '$')))
+			return 1;
+	}
+	return 0;
+}
+
+json_t *ptx_kernel_facts(const char *text)
+{
+	json_t *out = json_object();
+	if (!text)
+		return out;
+	struct ptx_function *fn = NULL;
+	size_t nfn = 0;
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		const char *line_end = p + len;
+		char name[256];
+		int entry = 0;
+		if (function_name(p, line_end, name, sizeof(name), &entry)) {
+			struct ptx_function *g = realloc(fn, (nfn + 1) * sizeof(*fn));
+			if (!g)
+				break;
+			fn = g;
+			if (nfn)
+				fn[nfn - 1].end = p;
+			snprintf(fn[nfn].name, sizeof(fn[nfn].name), "%s", name);
+			fn[nfn].body = line_end;
+			fn[nfn].entry = entry;
+			nfn++;
+		}
+		p = line_end + (*line_end == '\n');
+	}
+	if (nfn)
+		fn[nfn - 1].end = text + strlen(text);
+	/* a declaration (".func NAME(...);" with no body) holds nothing */
+	for (size_t i = 0; i < nfn; i++) {
+		if (!fn[i].entry)
+			continue;
+		char *reach = calloc(nfn, 1);
+		if (!reach)
+			break;
+		reach[i] = 1;
+		for (int grew = 1; grew;) { /* everything it calls, transitively */
+			grew = 0;
+			for (size_t a = 0; a < nfn; a++)
+				for (size_t b = 0; reach[a] && b < nfn; b++)
+					if (!reach[b] && !fn[b].entry &&
+					    mentions(fn[a].body, fn[a].end,
+						     fn[b].name))
+						reach[b] = grew = 1;
+		}
+		struct ptx_facts sum, f;
+		memset(&sum, 0, sizeof(sum));
+		for (size_t k = 0; k < nfn; k++) {
+			if (!reach[k])
+				continue;
+			char *part = strndup(fn[k].body,
+					     (size_t)(fn[k].end - fn[k].body));
+			if (!part)
+				continue;
+			ptx_read_facts(part, &f);
+			free(part);
+			add_facts(&sum, &f);
+		}
+		free(reach);
+		json_object_set_new(out, fn[i].name, ptx_facts_json(&sum));
+	}
+	free(fn);
+	return out;
+}
+
+json_t *ptx_facts_launched(const json_t *kernels, const json_t *launched)
+{
+	struct ptx_facts sum;
+	memset(&sum, 0, sizeof(sum));
+	size_t i;
+	json_t *name;
+	json_array_foreach(launched, i, name)
+	{
+		json_t *k = json_object_get(kernels, json_string_value(name)
+							     ? json_string_value(name)
+							     : "");
+		if (!json_is_object(k))
+			continue;
+		struct ptx_facts f = {
+			(int)json_integer_value(json_object_get(k, "global_loads")),
+			(int)json_integer_value(json_object_get(k, "global_stores")),
+			(int)json_integer_value(json_object_get(k, "max_load_bytes")),
+			(int)json_integer_value(json_object_get(k, "max_store_bytes")),
+			(int)json_integer_value(json_object_get(k, "nc_loads")),
+			(int)json_integer_value(json_object_get(k, "async_copies")),
+			(int)json_integer_value(json_object_get(k, "rem_ops")),
+			(int)json_integer_value(json_object_get(k, "shuffles")),
+			(int)json_integer_value(json_object_get(k, "barriers")),
+		};
+		add_facts(&sum, &f);
+	}
+	return ptx_facts_json(&sum);
+}

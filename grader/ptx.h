@@ -43,4 +43,22 @@ json_t *ptx_memory_ops(const char *text);
 /* The facts as a JSON object (new reference). */
 json_t *ptx_facts_json(const struct ptx_facts *f);
 
+/*
+ * The facts of each kernel: a JSON object (new reference) from each .entry
+ * name (as compiled: the mangled name, which the launch recorder reports)
+ * to its facts, counting the instructions of the kernel and of every .func
+ * it calls, directly or not. Empty for NULL text.
+ */
+json_t *ptx_kernel_facts(const char *text);
+
+/*
+ * The facts of the kernels a run launched: `kernels` is ptx_kernel_facts'
+ * object, `launched` an array of kernel symbols (the "launch" event's
+ * "kernels"). Counts add up and widths take the largest; a launched kernel
+ * the PTX does not hold (not the student's: a library's) adds nothing.
+ * So a kernel that is compiled but never launched lends no fact.
+ * New reference, in ptx_facts_json's form.
+ */
+json_t *ptx_facts_launched(const json_t *kernels, const json_t *launched);
+
 #endif

@@ -1,5 +1,6 @@
 #include "verdict.h"
 #include "metric.h"
+#include "ptx.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,6 +42,27 @@ static double timing_ci_rel(const json_t *ev)
 	double rel = reps > 0 ? 2.46 * event_num(ev, "cv") / sqrt(reps) : 0;
 	double rounds = event_num(ev, "rounds_cv");
 	return rounds > rel ? rounds : rel;
+}
+
+/* The PTX facts (ptx.h) as metrics. */
+static void ptx_metrics(struct step_outcome *o, const json_t *ptx)
+{
+	static const struct {
+		const char *metric, *fact;
+	} from_ptx[] = {{"ptx_max_load_bytes", "max_load_bytes"},
+			{"ptx_max_store_bytes", "max_store_bytes"},
+			{"ptx_nc_loads", "nc_loads"},
+			{"ptx_rem_ops", "rem_ops"},
+			{"ptx_shuffles", "shuffles"},
+			{"ptx_barriers", "barriers"},
+			{"ptx_async_copies", "async_copies"}};
+	for (size_t i = 0; i < sizeof(from_ptx) / sizeof(from_ptx[0]); i++) {
+		json_t *v = json_object_get(ptx, from_ptx[i].fact);
+		if (json_is_integer(v))
+			json_object_set_new(
+				o->metrics, from_ptx[i].metric,
+				json_real((double)json_integer_value(v)));
+	}
 }
 
 static void outcome_event(struct step_outcome *r, json_t *ev)
@@ -107,6 +129,14 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 		}
 		if (!json_is_true(json_object_get(ev, "default_stream")))
 			r->off_stream = 1;
+		/* facts from what ran: the launched kernels' PTX only */
+		json_t *launched = json_object_get(ev, "kernels");
+		if (r->ptx_kernels && json_is_array(launched)) {
+			json_t *facts =
+				ptx_facts_launched(r->ptx_kernels, launched);
+			ptx_metrics(r, facts);
+			json_decref(facts);
+		}
 	} else if (!strcmp(kind, "timing")) {
 		double gbps = json_number_value(json_object_get(ev, "gbps"));
 		if (r->copy_gbps > 0)
@@ -222,6 +252,8 @@ void outcome_release(struct step_outcome *r)
 	json_decref(r->phases);
 	json_decref(r->vendor_timing);
 	json_decref(r->beyond_physics);
+	json_decref(r->ptx_kernels);
+	r->ptx_kernels = NULL;
 }
 
 
@@ -266,21 +298,11 @@ const char *outcome_timing_withheld(const struct step_outcome *o,
 void outcome_add_static(struct step_outcome *o, const json_t *resources,
 			const json_t *ptx)
 {
-	static const struct {
-		const char *metric, *fact;
-	} from_ptx[] = {{"ptx_max_load_bytes", "max_load_bytes"},
-			{"ptx_max_store_bytes", "max_store_bytes"},
-			{"ptx_nc_loads", "nc_loads"},
-			{"ptx_rem_ops", "rem_ops"},
-			{"ptx_shuffles", "shuffles"},
-			{"ptx_barriers", "barriers"},
-			{"ptx_async_copies", "async_copies"}};
-	for (size_t i = 0; i < sizeof(from_ptx) / sizeof(from_ptx[0]); i++) {
-		json_t *v = json_object_get(ptx, from_ptx[i].fact);
-		if (json_is_integer(v))
-			json_object_set_new(
-				o->metrics, from_ptx[i].metric,
-				json_real((double)json_integer_value(v)));
+	ptx_metrics(o, ptx);
+	json_t *kernels = json_object_get(ptx, "kernels");
+	if (json_is_object(kernels)) {
+		json_decref(o->ptx_kernels);
+		o->ptx_kernels = json_incref(kernels);
 	}
 	double regs = 0, spill = 0, shared = 0, stack = 0;
 	size_t i;

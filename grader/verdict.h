@@ -67,6 +67,8 @@ struct step_outcome {
 	json_t *phases;        /* where the step program's time went, from
 				  harness_end: seconds init_s timing_s
 				  gpu_wait_s (NULL when it sent none) */
+	json_t *ptx_kernels;   /* the step's PTX facts per kernel (ptx.h):
+				  the launch event picks the launched ones */
 	double timed_n;        /* elements of the timed call (0: not timed) */
 	int harness_end;
 	int off_stream;
@@ -82,7 +84,11 @@ void outcome_release(struct step_outcome *o);
  * processed by outcome_feed(o, "\n", 1). */
 void outcome_feed(void *arg, const char *data, size_t len);
 
-/* Metrics known without running: PTX facts and the compiler's resources. */
+/* Metrics known without running: PTX facts and the compiler's resources.
+ * The PTX metrics are of every kernel of the file until the run's "launch"
+ * event names the kernels the timed call launched: from then on they are
+ * of those kernels only (a kernel compiled but never launched lends no
+ * fact, ptx_facts_launched). */
 void outcome_add_static(struct step_outcome *o, const json_t *resources,
 			const json_t *ptx);
 

@@ -278,17 +278,23 @@ def compile_errors_without_gpu(t, state):
 
 
 def rejected_without_gpu(t, state):
-    """Fixtures the kernel-file rules reject: no GPU needed to catch them."""
+    """Fixtures the kernel-file rules reject: no GPU needed to catch them
+    (tests/fixtures/LAB and the planted attacks of tests/fixtures/attacks/LAB;
+    most attacks pass the text lint on purpose: the object check rejects
+    them after the compile, before the link)."""
     env = dict(NO_GPU, CUDALAB_STATE=state)
     base = os.path.join(hu.ROOT, "tests", "fixtures")
-    for lab in sorted(os.listdir(base)):
+    folders = []
+    for top in (base, os.path.join(base, "attacks")):
+        for lab in sorted(os.listdir(top)):
+            if os.path.exists(os.path.join(hu.ROOT, "labs", lab, "lab.json")):
+                folders.append((lab, os.path.join(top, lab)))
+    for lab, folder in folders:
         manifest = os.path.join(hu.ROOT, "labs", lab, "lab.json")
-        if not os.path.exists(manifest):
-            continue
         with open(manifest) as f:
             files = {s["id"]: s["file"] for s in json.load(f)["steps"]}
-        for name in sorted(os.listdir(os.path.join(base, lab))):
-            path = os.path.join(base, lab, name)
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
             if not name.endswith(".cu"):
                 continue
             want = hu.fixture_expectations(path)
@@ -301,15 +307,50 @@ def rejected_without_gpu(t, state):
                                           "--src", s.path], env=env)
             e = hu.step_ends(events).get(step, {})
             lint = [x for x in events if x.get("event") == "lint"]
-            t.record("cli: %s %s is rejected before it builds, without a "
-                     "GPU: '%s'" % (lab, name, want["message"]),
+            t.record("cli: %s %s is rejected before it is linked, without "
+                     "a GPU: '%s'" % (lab, name, want["message"]),
                      rc == 1 and e.get("verdict") == "rejected"
-                     and want["message"] in e.get("summary", "")
+                     and any(m in e.get("summary", "")
+                             for m in want["message"].split("|"))
                      and len(lint) == 1
                      and not any(x.get("event") == "compile"
                                  and x.get("status") != "started"
                                  for x in events),
                      "rc=%d %s" % (rc, e))
+
+
+def harmless_code_builds(t, state):
+    """Published, harmless code the text lint used to reject (<cuda.h>,
+    fprintf behind #if DEBUG, a non-static __device__ helper, an inline
+    host helper) and every solution and starter pass the object check."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    path = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "saxpy",
+                        "harmless_published.cu")
+    with hu.Scratch() as s:
+        s.put(path, "saxpy_v1.cu")
+        rc, events, _ = hu.grade(["test", "saxpy", "--step", "v1", "--src",
+                                  s.path], env=env)
+    compiled = [x.get("status") for x in events
+                if x.get("event") == "compile" and x.get("step") == "v1"]
+    t.record("cli: harmless published code is not rejected (<cuda.h>, "
+             "fprintf behind #if DEBUG, __device__ and inline helpers)",
+             not any(x.get("event") == "lint" for x in events)
+             and compiled[-1:] in (["ok"], ["cached"]),
+             "%s %s" % (compiled, [x for x in events
+                                   if x.get("event") == "lint"]))
+    for lab in sorted(os.listdir(os.path.join(hu.ROOT, "solutions"))):
+        if not os.path.exists(os.path.join(hu.ROOT, "labs", lab,
+                                           "lab.json")):
+            continue
+        rejected = []
+        for src in (os.path.join(hu.ROOT, "solutions", lab),
+                    os.path.join(hu.ROOT, "labs", lab)):
+            rc, events, _ = hu.grade(["test", lab, "--src", src,
+                                      "--build-only"], env=env)
+            rejected += [(src, x.get("step"), x.get("problems"))
+                         for x in events if x.get("event") == "lint"]
+        t.record("cli: %s solutions and starters pass the object check"
+                 % lab, not rejected, str(rejected)[:1500])
 
 
 def explain(t, state):
@@ -899,6 +940,7 @@ def run(t):
         results_files(t, state)
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
+        harmless_code_builds(t, state)
         class_grading(t, state)
         sandbox_policy(t, state)
         explain(t, state)

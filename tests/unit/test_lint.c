@@ -64,8 +64,11 @@ int main(void)
 	rejects("the address of write", "auto f = &write;\n", 1, "write");
 	rejects("a call to write", "void f() { write(3, \"x\", 1); }\n", 1,
 		"write");
-	rejects("fprintf", "void f() { fprintf(stderr, \"x\"); }\n", 1,
-		"fprintf");
+	accepts("fprintf to stderr and <cuda.h> (the object check decides)",
+		"#include <cuda.h>\n"
+		"void f() { fprintf(stderr, \"x\"); }\n");
+	rejects("dprintf", "void f() { dprintf(3, \"x\"); }\n", 1,
+		"dprintf");
 	rejects("fopen", "void f() { fopen(\"/etc/passwd\", \"r\"); }\n", 1,
 		"fopen");
 	rejects("getenv", "void f() { getenv(\"HOME\"); }\n", 1, "getenv");

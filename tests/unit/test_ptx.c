@@ -101,5 +101,55 @@ int main(void)
 		      !json_object_get(json_array_get(ops, 0), "line"),
 	      "without line information: no file or line");
 	json_decref(ops);
+
+	/* facts per kernel, and only of the launched ones (issue 16): a
+	 * float4 decoy compiled but never launched lends nothing */
+	const char *two =
+		".func  (.param .b32 func_retval0) _Z6helperPKf(\n"
+		"\t.param .b64 _Z6helperPKf_param_0\n)\n{\n"
+		"\tld.global.nc.f32 \t%f1, [%rd1];\n\tret;\n}\n"
+		".visible .entry _Z5decoyiPK6float4PS_(\n"
+		"\t.param .u32 _Z5decoyiPK6float4PS__param_0\n)\n{\n"
+		"\tld.global.nc.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd1];\n"
+		"\tst.global.v4.f32 \t[%rd2], {%f1, %f2, %f3, %f4};\n"
+		"\tret;\n}\n"
+		".visible .entry _Z6scalariPKfPf(\n"
+		"\t.param .u32 _Z6scalariPKfPf_param_0\n)\n{\n"
+		"\tld.global.f32 \t%f2, [%rd6];\n"
+		"\tcall.uni (retval0), _Z6helperPKf, (param0);\n"
+		"\tst.global.f32 \t[%rd7], %f4;\n\tret;\n}\n";
+	json_t *kf = ptx_kernel_facts(two);
+	json_t *dk = json_object_get(kf, "_Z5decoyiPK6float4PS_");
+	json_t *sk = json_object_get(kf, "_Z6scalariPKfPf");
+	CHECK(json_object_size(kf) == 2 && dk && sk,
+	      "one entry per kernel, none for the .func (got %zu)",
+	      json_object_size(kf));
+	CHECK(json_integer_value(json_object_get(dk, "max_load_bytes")) == 16 &&
+		      json_integer_value(json_object_get(sk, "max_load_bytes")) == 4,
+	      "each kernel has its own widths");
+	CHECK(json_integer_value(json_object_get(sk, "global_loads")) == 2 &&
+		      json_integer_value(json_object_get(sk, "nc_loads")) == 1,
+	      "a kernel counts the loads of the function it calls");
+	json_t *launched = json_pack("[s]", "_Z6scalariPKfPf");
+	json_t *lf = ptx_facts_launched(kf, launched);
+	CHECK(json_integer_value(json_object_get(lf, "max_load_bytes")) == 4 &&
+		      json_integer_value(json_object_get(lf, "max_store_bytes")) == 4,
+	      "the decoy's 16-byte loads are not the launched kernel's");
+	json_decref(lf);
+	json_decref(launched);
+	launched = json_pack("[s, s]", "_Z6scalariPKfPf", "_Z5decoyiPK6float4PS_");
+	lf = ptx_facts_launched(kf, launched);
+	CHECK(json_integer_value(json_object_get(lf, "max_load_bytes")) == 16 &&
+		      json_integer_value(json_object_get(lf, "global_loads")) == 3,
+	      "launched together, widths take the largest and counts add");
+	json_decref(lf);
+	json_decref(launched);
+	launched = json_array();
+	lf = ptx_facts_launched(kf, launched);
+	CHECK(json_integer_value(json_object_get(lf, "max_load_bytes")) == 0,
+	      "nothing launched: no facts");
+	json_decref(lf);
+	json_decref(launched);
+	json_decref(kf);
 	return check_done();
 }

@@ -179,6 +179,28 @@ int main(void)
 	json_decref(res);
 	outcome_release(&o);
 
+	/* facts from what ran: the launch event narrows the PTX metrics to
+	 * the kernels the timed call launched */
+	outcome_init(&o, "v5", 3000, count_sink, NULL);
+	ptx = json_pack("{s:i, s:i, s:{s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}}}",
+			"max_load_bytes", 16, "nc_loads", 2, "kernels",
+			"_Z5decoyPK6float4", "max_load_bytes", 16, "nc_loads",
+			2, "global_loads", 2, "_Z6scalarPKf", "max_load_bytes",
+			4, "nc_loads", 0, "global_loads", 2);
+	outcome_add_static(&o, NULL, ptx);
+	CHECK(json_number_value(json_object_get(o.metrics, "ptx_max_load_bytes")) == 16,
+	      "before the run: the file's widest load");
+	const char *launch = "{\"event\":\"launch\",\"launches\":1,"
+			     "\"default_stream\":true,"
+			     "\"kernels\":[\"_Z6scalarPKf\"]}\n";
+	outcome_feed(&o, launch, strlen(launch));
+	CHECK(json_number_value(json_object_get(o.metrics, "ptx_max_load_bytes")) == 4 &&
+		      json_number_value(json_object_get(o.metrics, "ptx_nc_loads")) == 0,
+	      "after the launch event: only the launched kernel's facts (a "
+	      "decoy never launched lends none)");
+	json_decref(ptx);
+	outcome_release(&o);
+
 	json_t *diags = json_pack("[{s:s, s:s, s:i, s:s}]", "severity", "error",
 				  "file", "/tmp/x/saxpy_v1.cu", "line", 9,
 				  "message", "expected a \";\"");

@@ -1,0 +1,697 @@
+/* objcheck — see objcheck.h for the rules. One read of the object into
+ * memory, every offset checked against its size before use. */
+#include "objcheck.h"
+#include "strbuf.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Undefined references a student's object may make. */
+static const char *const allowed_calls[] = {
+	/* the CUDA runtime: launches (all wrapped by the launch recorder),
+	 * queries, errors, memset of the launcher's own buffers */
+	"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
+	"__cudaLaunchKernel", "__cudaPushCallConfiguration",
+	"__cudaPopCallConfiguration", "__cudaGetKernel", "cudaGetDevice",
+	"cudaGetDeviceCount", "cudaGetDeviceProperties",
+	"cudaGetDeviceProperties_v2", "cudaDeviceGetAttribute",
+	"cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+	"cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+	"cudaOccupancyAvailableDynamicSMemPerBlock",
+	"cudaOccupancyMaxPotentialClusterSize",
+	"cudaOccupancyMaxActiveClusters", "cudaFuncGetAttributes",
+	"cudaFuncSetAttribute", "cudaFuncSetCacheConfig", "cudaFuncGetName",
+	"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString",
+	"cudaGetErrorName", "cudaMemset", "cudaMemsetAsync",
+	"cudaDeviceSynchronize", "cudaDriverGetVersion",
+	"cudaRuntimeGetVersion", "cudalab_todo",
+	/* output for debugging: stdout and stderr are never parsed */
+	"printf", "puts", "putchar", "fprintf", "fputs", "fputc", "fflush",
+	"stdout", "stderr", "snprintf", "sprintf", "vprintf", "__printf_chk",
+	"__fprintf_chk", "__snprintf_chk", "__sprintf_chk",
+	/* host memory and string helpers the compiler may call */
+	"memcpy", "memset", "memmove", "memcmp", "strlen", "__stack_chk_fail",
+	"__assert_fail", "__memcpy_chk", "__memset_chk",
+	/* host math */
+	"sqrt", "sqrtf", "cbrt", "cbrtf", "ceil", "ceilf", "floor", "floorf",
+	"round", "roundf", "lround", "lroundf", "trunc", "truncf", "log",
+	"logf", "log2", "log2f", "log10", "log10f", "exp", "expf", "exp2",
+	"exp2f", "pow", "powf", "fabs", "fabsf", "fmin", "fminf", "fmax",
+	"fmaxf", "fma", "fmaf", "ldexp", "ldexpf", "frexp", "frexpf",
+	/* the C++ runtime: exceptions, static locals (nvcc's stubs use them) */
+	"__gxx_personality_v0", "_Unwind_Resume", "__cxa_guard_acquire",
+	"__cxa_guard_release", "__cxa_guard_abort", "__cxa_begin_catch",
+	"__cxa_end_catch", "_ZSt9terminatev", "__cxa_call_terminate",
+	/* nvcc's host shadow of a __device__ function calls exit(); ending
+	 * early is harmless: the run then has no harness_end (a crash) */
+	"exit",
+	NULL,
+};
+
+/* nvcc's registration calls: only from nvcc's own static functions. */
+static const char *const registration_calls[] = {
+	"atexit", "__cudaRegisterFatBinary", "__cudaRegisterFatBinaryEnd",
+	"__cudaUnregisterFatBinary", "__cudaRegisterFunction",
+	"__cudaRegisterVar", "__cudaRegisterManagedVar", "__cudaInitModule",
+	"__cudaRegisterTexture", "__cudaRegisterSurface", NULL,
+};
+
+/* Substrings of the static functions nvcc writes for registration. */
+static const char *const registration_functions[] = {
+	"__sti____cudaRegisterAll", "__nv_cudaEntityRegisterCallback",
+	"__cudaUnregisterBinaryUtil", "__nv_init_managed_rt",
+	"__nv_save_fatbinhandle", NULL,
+};
+
+/* Sections a compiler and nvcc make; ".rela" + any of them too. */
+static const char *const allowed_sections[] = {
+	"", ".text", ".text.unlikely", ".text.startup", ".text.hot",
+	".text.exit", ".data", ".bss", ".rodata", ".nv_fatbin",
+	".nvFatBinSegment", "__nv_module_id", ".init_array", ".comment",
+	".note.GNU-stack", ".note.gnu.property", ".eh_frame", ".group",
+	".symtab", ".strtab", ".shstrtab", ".symtab_shndx", NULL,
+};
+static const char *const allowed_section_prefixes[] = {
+	".rodata.", ".gcc_except_table", ".data.rel.", ".bss.", ".data.",
+	".tbss.", NULL,
+};
+
+/* Mangled-name prefixes of the C++ library and ABI: never the student's. */
+static const char *const reserved_mangled[] = {
+	"_ZSt", "_ZNSt", "_ZNKSt", "_ZN9__gnu_cxx", "_ZNK9__gnu_cxx",
+	"_ZN10__cxxabiv1", "_ZNSa", "_ZNKSa", "_ZNSs", "_ZNKSs", "_Znw", "_Zna",
+	"_Zdl", "_Zda", "_ZT", "_ZGV", "_ZN3abi", NULL,
+};
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, s))
+			return 1;
+	return 0;
+}
+
+static int has_prefix(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strncmp(s, *list, strlen(*list)))
+			return 1;
+	return 0;
+}
+
+static void problem(struct objcheck_list *out, const char *fmt, ...)
+{
+	if (out->count < out->max) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(out->items[out->count].message,
+			  sizeof(out->items[0].message), fmt, ap);
+		va_end(ap);
+	}
+	out->count++;
+}
+
+/* ---- the ELF file ------------------------------------------------------ */
+
+struct elf {
+	unsigned char *data;
+	size_t size;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	size_t nsec;
+	const char *shstr;
+	size_t shstr_size;
+	const Elf64_Sym *sym;
+	size_t nsym;
+	const char *str;
+	size_t str_size;
+};
+
+static int in_file(const struct elf *e, size_t off, size_t len)
+{
+	return off <= e->size && len <= e->size - off;
+}
+
+static const char *sec_name(const struct elf *e, size_t i)
+{
+	size_t off = e->sh[i].sh_name;
+	if (off >= e->shstr_size)
+		return "?";
+	return e->shstr + off;
+}
+
+static const char *sym_name(const struct elf *e, const Elf64_Sym *s)
+{
+	if (s->st_name >= e->str_size)
+		return "?";
+	return e->str + s->st_name;
+}
+
+static int elf_open(struct elf *e, const char *path, char *err, size_t errlen)
+{
+	memset(e, 0, sizeof(*e));
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		snprintf(err, errlen, "cannot read the object %s", path);
+		strbuf_release(&sb);
+		return -1;
+	}
+	e->data = (unsigned char *)sb.buf;
+	e->size = sb.len;
+	e->eh = (const Elf64_Ehdr *)e->data;
+	if (e->size < sizeof(Elf64_Ehdr) || memcmp(e->eh->e_ident, ELFMAG, SELFMAG) ||
+	    e->eh->e_ident[EI_CLASS] != ELFCLASS64 || e->eh->e_type != ET_REL ||
+	    e->eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    !in_file(e, e->eh->e_shoff,
+		     (size_t)e->eh->e_shnum * sizeof(Elf64_Shdr)) ||
+	    e->eh->e_shoff % 8 || e->eh->e_shstrndx >= e->eh->e_shnum) {
+		snprintf(err, errlen, "%s is not an ELF64 relocatable object",
+			 path);
+		free(e->data);
+		return -1;
+	}
+	e->sh = (const Elf64_Shdr *)(e->data + e->eh->e_shoff);
+	e->nsec = e->eh->e_shnum;
+	const Elf64_Shdr *ss = &e->sh[e->eh->e_shstrndx];
+	if (!in_file(e, ss->sh_offset, ss->sh_size) || !ss->sh_size) {
+		snprintf(err, errlen, "%s: bad section name table", path);
+		free(e->data);
+		return -1;
+	}
+	e->shstr = (const char *)e->data + ss->sh_offset;
+	e->shstr_size = ss->sh_size;
+	if (e->shstr[e->shstr_size - 1]) {
+		snprintf(err, errlen, "%s: bad section name table", path);
+		free(e->data);
+		return -1;
+	}
+	for (size_t i = 0; i < e->nsec; i++) {
+		if (e->sh[i].sh_type != SHT_SYMTAB)
+			continue;
+		const Elf64_Shdr *st = &e->sh[i];
+		if (st->sh_link >= e->nsec)
+			break;
+		const Elf64_Shdr *sstr = &e->sh[st->sh_link];
+		if (!in_file(e, st->sh_offset, st->sh_size) ||
+		    st->sh_offset % 8 ||
+		    !in_file(e, sstr->sh_offset, sstr->sh_size) ||
+		    !sstr->sh_size)
+			break;
+		e->sym = (const Elf64_Sym *)(e->data + st->sh_offset);
+		e->nsym = st->sh_size / sizeof(Elf64_Sym);
+		e->str = (const char *)e->data + sstr->sh_offset;
+		e->str_size = sstr->sh_size;
+		if (e->str[e->str_size - 1])
+			e->sym = NULL, e->nsym = 0;
+		break;
+	}
+	if (!e->sym) {
+		snprintf(err, errlen, "%s has no readable symbol table", path);
+		free(e->data);
+		return -1;
+	}
+	return 0;
+}
+
+static void elf_close(struct elf *e)
+{
+	free(e->data);
+	e->data = NULL;
+}
+
+/* The function symbol of section shndx covering offset, or NULL. */
+static const Elf64_Sym *function_at(const struct elf *e, size_t shndx,
+				    Elf64_Addr offset)
+{
+	const Elf64_Sym *best = NULL;
+	for (size_t i = 1; i < e->nsym; i++) {
+		const Elf64_Sym *s = &e->sym[i];
+		if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_shndx != shndx)
+			continue;
+		if (offset >= s->st_value && offset < s->st_value + s->st_size)
+			return s;
+		if (s->st_size == 0 && s->st_value <= offset &&
+		    (!best || s->st_value > best->st_value))
+			best = s;
+	}
+	return best;
+}
+
+static int registration_function(const char *name)
+{
+	for (const char *const *f = registration_functions; *f; f++)
+		if (strstr(name, *f))
+			return 1;
+	return 0;
+}
+
+static int is_stub(const char *name)
+{
+	/* _Z<digits>__device_stub__ */
+	if (strncmp(name, "_Z", 2))
+		return 0;
+	const char *p = name + 2;
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return !strncmp(p, "__device_stub__", 15);
+}
+
+static void check_defined(const struct elf *e, const struct objcheck_rules *r,
+			  struct objcheck_list *out)
+{
+	for (size_t i = 1; i < e->nsym; i++) {
+		const Elf64_Sym *s = &e->sym[i];
+		int bind = ELF64_ST_BIND(s->st_info);
+		if (s->st_shndx == SHN_UNDEF ||
+		    (bind != STB_GLOBAL && bind != STB_WEAK &&
+		     bind != STB_GNU_UNIQUE))
+			continue;
+		const char *n = sym_name(e, s);
+		/* the launchers, and the compiler's pointer to the C++
+		 * personality routine (weak, hidden, the same in every object) */
+		if (in_list(r->launchers, n) ||
+		    !strcmp(n, "DW.ref.__gxx_personality_v0"))
+			continue;
+		int mangled = !strncmp(n, "_Z", 2);
+		int reserved = in_list(r->harness_symbols, n) ||
+			       (mangled && has_prefix(reserved_mangled, n));
+		if (!reserved && !mangled && in_list(r->kernels, n)) {
+			problem(out,
+				"has the kernel %s with C linkage (extern \"C\"): "
+				"its host stub would own the name %s in the "
+				"whole program; declare kernels without "
+				"extern \"C\"", n, n);
+			continue;
+		}
+		if (!reserved && (in_list(r->kernels, n) || is_stub(n) ||
+				  mangled))
+			continue; /* kernels, stubs, the student's own C++ */
+		problem(out,
+			"defines the global symbol %s: a kernel file may define "
+			"only its kernels and the launcher (%s); it would "
+			"replace the harness's or a library's own %s (make "
+			"helpers static)",
+			n, r->launchers && r->launchers[0] ? r->launchers[0]
+							    : "the launcher",
+			mangled ? "C++ symbol" : "function");
+	}
+}
+
+static void check_undefined(const struct elf *e, struct objcheck_list *out)
+{
+	for (size_t i = 1; i < e->nsym; i++) {
+		const Elf64_Sym *s = &e->sym[i];
+		if (s->st_shndx != SHN_UNDEF || !s->st_name)
+			continue;
+		const char *n = sym_name(e, s);
+		if (in_list(allowed_calls, n) ||
+		    in_list(registration_calls, n))
+			continue;
+		problem(out,
+			"calls or uses %s, which is not on the list of functions "
+			"a kernel file may call (launches through <<<>>>, "
+			"cudaLaunchKernel(Ex) or cooperative launches; device "
+			"queries; printf): %s",
+			n,
+			!strncmp(n, "cu", 2) && strncmp(n, "cuda", 4)
+				? "the driver API is not for kernel files"
+			: !strncmp(n, "cudaGraph", 9) ||
+					!strncmp(n, "cudaStream", 10)
+				? "the harness times the default stream only, "
+				  "and the launch recorder must see every kernel"
+			: !strncmp(n, "__cxa_atexit", 12)
+				? "a global object with a destructor is a static "
+				  "initialiser"
+				: "process, file, memory and library functions "
+				  "belong to the harness");
+	}
+}
+
+/* Relocations: registration calls only from nvcc's registration functions;
+ * the .init_array entry must be nvcc's. */
+static void check_relocations(const struct elf *e, struct objcheck_list *out)
+{
+	int init_entries = 0;
+	for (size_t i = 0; i < e->nsec; i++) {
+		const Elf64_Shdr *rs = &e->sh[i];
+		if (rs->sh_type != SHT_RELA)
+			continue;
+		if (rs->sh_info >= e->nsec ||
+		    !in_file(e, rs->sh_offset, rs->sh_size) ||
+		    rs->sh_offset % 8) {
+			problem(out, "a relocation table that cannot be read");
+			continue;
+		}
+		size_t target = rs->sh_info;
+		const char *tname = sec_name(e, target);
+		int init = e->sh[target].sh_type == SHT_INIT_ARRAY;
+		const Elf64_Rela *rel =
+			(const Elf64_Rela *)(e->data + rs->sh_offset);
+		size_t nrel = rs->sh_size / sizeof(Elf64_Rela);
+		for (size_t k = 0; k < nrel; k++) {
+			size_t si = ELF64_R_SYM(rel[k].r_info);
+			if (si >= e->nsym)
+				continue;
+			const Elf64_Sym *s = &e->sym[si];
+			if (init) {
+				init_entries++;
+				/* section-relative (.text.startup + 0) or a
+				 * symbol: find the function it points at */
+				const Elf64_Sym *f =
+					ELF64_ST_TYPE(s->st_info) == STT_SECTION
+						? function_at(e, s->st_shndx,
+							      (Elf64_Addr)rel[k]
+								      .r_addend)
+						: s;
+				const char *fn = f ? sym_name(e, f) : "?";
+				if (!f || !strstr(fn, "__sti____cudaRegisterAll"))
+					problem(out,
+						"has a static initialiser (%s in "
+						"%s): code that runs before the "
+						"harness starts (a global object "
+						"with a constructor, or "
+						"__attribute__((constructor))) is "
+						"not allowed in a kernel file",
+						fn, tname);
+				continue;
+			}
+			if (s->st_shndx != SHN_UNDEF ||
+			    !in_list(registration_calls, sym_name(e, s)))
+				continue;
+			const Elf64_Sym *f =
+				function_at(e, target, rel[k].r_offset);
+			const char *fn = f ? sym_name(e, f) : "";
+			if (!f || ELF64_ST_BIND(f->st_info) != STB_LOCAL ||
+			    !registration_function(fn))
+				problem(out,
+					"calls %s from %s: only nvcc's own "
+					"registration code may (atexit and "
+					"module registration run code outside "
+					"the harness's order)",
+					sym_name(e, s), f ? fn : tname);
+		}
+	}
+	if (init_entries > 1)
+		problem(out, "has %d static initialisers: only nvcc's own "
+			     "registration may run before the harness starts",
+			init_entries);
+}
+
+static void check_sections(const struct elf *e, struct objcheck_list *out)
+{
+	for (size_t i = 0; i < e->nsec; i++) {
+		const char *n = sec_name(e, i);
+		const char *base = n;
+		if (!strncmp(n, ".rela", 5) && e->sh[i].sh_type == SHT_RELA)
+			base = n + 5;
+		if (in_list(allowed_sections, base) ||
+		    has_prefix(allowed_section_prefixes, base))
+			continue;
+		if (base != n)
+			continue; /* the relocations of a section named below */
+		uint32_t type = e->sh[i].sh_type;
+		if (type == SHT_FINI_ARRAY || type == SHT_PREINIT_ARRAY ||
+		    !strcmp(base, ".ctors") || !strcmp(base, ".dtors") ||
+		    !strcmp(base, ".init") || !strcmp(base, ".fini")) {
+			problem(out,
+				"has a static initialiser or finaliser (section "
+				"%s): code that runs outside the harness's order "
+				"is not allowed in a kernel file", n);
+			continue;
+		}
+		if (!strncmp(base, ".text.", 6)) {
+			/* a COMDAT function's own section: .text.NAME holds
+			 * the function NAME */
+			int found = 0;
+			for (size_t k = 1; k < e->nsym && !found; k++)
+				found = e->sym[k].st_shndx == i &&
+					ELF64_ST_TYPE(e->sym[k].st_info) ==
+						STT_FUNC &&
+					!strcmp(sym_name(e, &e->sym[k]),
+						base + 6);
+			if (found)
+				continue;
+		}
+		problem(out,
+			"has an unexpected section %s: host assembly or "
+			"section attributes are not allowed in a kernel file",
+			n);
+	}
+}
+
+int objcheck_object(const char *path, const struct objcheck_rules *rules,
+		    struct objcheck_list *out, char *err, size_t errlen)
+{
+	struct elf e;
+	if (elf_open(&e, path, err, errlen) < 0)
+		return -1;
+	check_defined(&e, rules, out);
+	check_undefined(&e, out);
+	check_relocations(&e, out);
+	check_sections(&e, out);
+	elf_close(&e);
+	return 0;
+}
+
+int objcheck_symbols(const char *path, int weak_undefined_only, char ***names,
+		     size_t *count, char *err, size_t errlen)
+{
+	struct elf e;
+	if (elf_open(&e, path, err, errlen) < 0)
+		return -1;
+	for (size_t i = 1; i < e.nsym; i++) {
+		const Elf64_Sym *s = &e.sym[i];
+		int bind = ELF64_ST_BIND(s->st_info);
+		if (!s->st_name || bind == STB_LOCAL)
+			continue;
+		if (weak_undefined_only &&
+		    (bind != STB_WEAK || s->st_shndx != SHN_UNDEF))
+			continue;
+		char **grown = realloc(*names, (*count + 2) * sizeof(char *));
+		if (!grown)
+			break;
+		*names = grown;
+		(*names)[(*count)++] = strdup(sym_name(&e, s));
+		(*names)[*count] = NULL;
+	}
+	elf_close(&e);
+	return 0;
+}
+
+char **objcheck_ptx_entries(const char *ptx)
+{
+	char **names = calloc(1, sizeof(char *));
+	size_t n = 0;
+	for (const char *p = ptx ? strstr(ptx, ".entry") : NULL; names && p;
+	     p = strstr(p + 6, ".entry")) {
+		const char *q = p + 6;
+		if (p > ptx && !isspace((unsigned char)p[-1]))
+			continue;
+		if (!isspace((unsigned char)*q))
+			continue;
+		while (isspace((unsigned char)*q))
+			q++;
+		size_t len = 0;
+		while (q[len] && (isalnum((unsigned char)q[len]) ||
+				  q[len] == '_' || q[len] == '$' || q[len] == '.'))
+			len++;
+		if (!len)
+			continue;
+		char **grown = realloc(names, (n + 2) * sizeof(char *));
+		if (!grown)
+			break;
+		names = grown;
+		names[n++] = strndup(q, len);
+		names[n] = NULL;
+	}
+	return names;
+}
+
+void objcheck_free_names(char **names)
+{
+	for (char **p = names; p && *p; p++)
+		free(*p);
+	free(names);
+}
+
+/* ---- nvcc's host translation unit ---------------------------------------- */
+
+/* Skip a string or character literal starting at p (the quote, possibly
+ * after an R prefix for raw strings); returns the position after it. */
+static const char *skip_literal(const char *p, int raw)
+{
+	char q = *p++;
+	if (raw) {
+		const char *paren = strchr(p, '(');
+		if (!paren || paren - p > 16)
+			return p;
+		char delim[24];
+		snprintf(delim, sizeof(delim), ")%.*s\"", (int)(paren - p), p);
+		const char *end = strstr(paren, delim);
+		return end ? end + strlen(delim) : paren + strlen(paren);
+	}
+	while (*p && *p != q && *p != '\n') {
+		if (*p == '\\' && p[1])
+			p++;
+		p++;
+	}
+	return *p == q ? p + 1 : p;
+}
+
+/* A file named by a line marker: outside root, or in an allowed folder. */
+static void check_included(const char *name, size_t len,
+			   const struct objcheck_source *src, char (*seen)[256],
+			   int *nseen, struct objcheck_list *out)
+{
+	char given[PATH_MAX], real[PATH_MAX];
+	if (!len || name[0] == '<' || !src->root)
+		return;
+	if (name[0] == '/')
+		snprintf(given, sizeof(given), "%.*s", (int)len, name);
+	else
+		snprintf(given, sizeof(given), "%s/%.*s",
+			 src->cwd ? src->cwd : ".", (int)len, name);
+	if (!realpath(given, real))
+		return;
+	size_t rl = strlen(src->root);
+	if (strncmp(real, src->root, rl) || real[rl] != '/')
+		return; /* system and CUDA headers, the student's own folder */
+	for (const char *const *ok = src->include_ok; ok && *ok; ok++) {
+		size_t ol = strlen(*ok);
+		if (!strncmp(real, *ok, ol) && real[ol] == '/' &&
+		    !strchr(real + ol + 1, '/'))
+			return;
+	}
+	for (int i = 0; i < *nseen; i++)
+		if (!strcmp(seen[i], real + rl + 1))
+			return;
+	if (*nseen < 16)
+		snprintf(seen[(*nseen)++], 256, "%s", real + rl + 1);
+	problem(out,
+		"includes %s: a kernel file may include only its lab's "
+		"headers, cudalab.h and system or CUDA headers",
+		real + rl + 1);
+}
+
+void objcheck_host_source(const char *text, const struct objcheck_source *src,
+			  struct objcheck_list *out)
+{
+	const char *source_base = src->source_base;
+	char seen[16][256];
+	int nseen = 0;
+	int student = 0;   /* current line comes from the student's file */
+	int skipping = 0;  /* depth of #if 0 blocks */
+	long line = 0;
+	int line_start = 1;
+	int reported = 0;
+	for (const char *p = text; p && *p;) {
+		if (*p == '\n') {
+			line++;
+			line_start = 1;
+			p++;
+			continue;
+		}
+		if (isspace((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		if (*p == '#' && line_start) {
+			/* a line marker (# N "file") or #if 0 / #endif */
+			const char *q = p + 1;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (isdigit((unsigned char)*q)) {
+				long n = strtol(q, (char **)&q, 10);
+				while (*q == ' ')
+					q++;
+				if (*q == '"') {
+					const char *f = q + 1;
+					const char *fe = strchr(f, '"');
+					const char *nl = strchr(f, '\n');
+					if (fe && (!nl || fe < nl)) {
+						check_included(f, (size_t)(fe - f),
+							       src, seen, &nseen,
+							       out);
+						const char *slash = f;
+						for (const char *c = f; c < fe; c++)
+							if (*c == '/')
+								slash = c + 1;
+						student = (size_t)(fe - slash) ==
+								  strlen(source_base) &&
+							  !strncmp(slash, source_base,
+								   (size_t)(fe - slash));
+					}
+				}
+				line = n - 1;
+			} else if (!strncmp(q, "if", 2)) {
+				if (skipping || !strncmp(q, "if 0", 4))
+					skipping++;
+			} else if (!strncmp(q, "endif", 5)) {
+				if (skipping)
+					skipping--;
+			}
+			while (*p && *p != '\n')
+				p++;
+			continue;
+		}
+		line_start = 0;
+		if (*p == '"' || *p == '\'') {
+			p = skip_literal(p, 0);
+			continue;
+		}
+		if (isalpha((unsigned char)*p) || *p == '_') {
+			const char *s = p;
+			while (isalnum((unsigned char)*p) || *p == '_')
+				p++;
+			size_t len = (size_t)(p - s);
+			if (*p == '"' && len <= 3 && s[len - 1] == 'R') {
+				p = skip_literal(p, 1);
+				continue;
+			}
+			if (*p == '"' || *p == '\'')
+				continue; /* u8"..", L'x': the literal next */
+			int is_asm = (len == 3 && !strncmp(s, "asm", 3)) ||
+				     (len == 5 && !strncmp(s, "__asm", 5)) ||
+				     (len == 7 && !strncmp(s, "__asm__", 7));
+			if (is_asm && student && !skipping && reported < 8) {
+				reported++;
+				problem(out,
+					"%s:%ld: host assembly (asm, an asm "
+					"label or a file-scope asm block such as "
+					".incbin) is not allowed in a kernel "
+					"file; inline PTX inside __device__ or "
+					"__global__ code is fine",
+					source_base, line);
+			}
+			continue;
+		}
+		if (isdigit((unsigned char)*p)) {
+			/* a pp-number, with C++14 digit separators */
+			while (isalnum((unsigned char)*p) || *p == '.' ||
+			       *p == '_' ||
+			       (*p == '\'' && isalnum((unsigned char)p[1])))
+				p++;
+			continue;
+		}
+		if (p[0] == '/' && p[1] == '/') {
+			while (*p && *p != '\n')
+				p++;
+			continue;
+		}
+		if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*/");
+			for (const char *c = p; c < (end ? end : p + strlen(p)); c++)
+				line += *c == '\n';
+			p = end ? end + 2 : p + strlen(p);
+			continue;
+		}
+		p++;
+	}
+}

@@ -1,0 +1,129 @@
+/*
+ * objcheck — what a student's compiled file may define and call.
+ *
+ * The text lint (lint.h) reads what the student wrote; this module reads
+ * what the compiler made of it, so no spelling trick (line splices, digit
+ * separators, digraphs, macros, asm labels, typedef'd function pointers)
+ * changes the answer. It runs after nvcc -c and before the link: an object
+ * that breaks a rule is never linked with the harness, and the step's
+ * verdict is "rejected" with every problem named.
+ *
+ * The rules, on the host object (ELF64, read with <elf.h>: no tool, no
+ * dependency):
+ *   - defined global symbols: only the lab's launchers, the kernels (the
+ *     .entry names of the step's PTX), nvcc's kernel stubs
+ *     (_Z<n>__device_stub__...), nvcc's host shadows of __device__ functions
+ *     and other C++ functions of the student's own (mangled names) that are
+ *     neither the harness's (every symbol its objects define or use) nor the
+ *     C++ library's or ABI's (std::, operator new/delete, vtables, guards).
+ *     A C name that is not a launcher (json_dumpf, main, fwrite, malloc,
+ *     cudaEventElapsedTime ...) would replace the harness's or a library's
+ *     function for the whole program: rejected, naming it. So is a kernel
+ *     declared extern "C" (its host stub has a C name: extern "C"
+ *     __global__ void fwrite(...) would be the program's fwrite). nvcc
+ *     makes the host shadows of __device__ variables static: not checked.
+ *   - undefined references: on the allow-list below (the CUDA runtime calls
+ *     the labs need and that the launch recorder sees, printf-style output
+ *     to stdout/stderr, host math, the C++ runtime's exception and
+ *     static-local support, nvcc's registration). Anything else (system,
+ *     wordexp, dlopen, syscall, fopen, cuLaunchKernel, cudaGraphLaunch,
+ *     cudaStreamCreate, cudaMemcpy, __cxa_atexit ...) is rejected, naming
+ *     it: a call through a function pointer still needs the symbol.
+ *   - nvcc's own registration calls (atexit, __cudaRegister*,
+ *     __cudaUnregisterFatBinary, __cudaInitModule) only from nvcc's own
+ *     static functions (__sti____cudaRegisterAll & co.; a second function
+ *     of that name does not compile).
+ *   - static initialisers: exactly nvcc's one .init_array entry, which must
+ *     point at __sti____cudaRegisterAll; no .fini_array, .ctors, .dtors,
+ *     .preinit_array, .init, .fini ("static initialiser": a C++ global
+ *     with a constructor, __attribute__((constructor)), a destructor).
+ *   - sections: the ones a C++ compiler and nvcc make (text, data, rodata,
+ *     bss, exception tables, the fatbinary ...); a .text.NAME only for a
+ *     function NAME defined in it. Anything else: "unexpected section".
+ *
+ * And on nvcc's host-side translation unit (the kept NAME.cudafe1.cpp, the
+ * student's code after preprocessing, with device bodies under #if 0):
+ *   - no asm/__asm/__asm__ token in host code that comes from the student's
+ *     file (file-scope asm, asm labels, .incbin, host inline assembly).
+ *     Headers' own asm labels (glibc redirections) come from other files
+ *     and are not the student's; device code's inline PTX is under #if 0.
+ *
+ * Problems are collected, not stopped at: every one is reported.
+ */
+#ifndef CUDALAB_OBJCHECK_H
+#define CUDALAB_OBJCHECK_H
+
+#include <stddef.h>
+
+/* Changes whenever a rule changes: part of the build cache's key, so a
+ * cached verdict of the object check is never an older rule's. */
+#define OBJCHECK_RULES "objcheck-3"
+
+struct objcheck_problem {
+	char message[320];
+};
+
+struct objcheck_list {
+	struct objcheck_problem *items;
+	int count; /* problems found (may exceed max) */
+	int max;   /* capacity of items */
+};
+
+/* The names a step may define besides kernels and stubs. */
+struct objcheck_rules {
+	const char *const *launchers; /* NULL-terminated */
+	const char *const *kernels;   /* NULL-terminated (PTX .entry names) */
+	const char *const *harness_symbols; /* NULL-terminated: defined or
+					       used by the harness objects */
+};
+
+/*
+ * Check the host object at path. Problems go to out (count grows). Returns
+ * 0 when it was read (clean or not), -1 with err when it is not an ELF64
+ * relocatable object that can be read.
+ */
+int objcheck_object(const char *path, const struct objcheck_rules *rules,
+		    struct objcheck_list *out, char *err, size_t errlen);
+
+/* Where the student's compile ran and what it may include. */
+struct objcheck_source {
+	const char *source_base;      /* the student file's base name */
+	const char *cwd;              /* nvcc's working folder: relative
+					 names in line markers are from it */
+	const char *root;             /* the project's root (real path) */
+	const char *const *include_ok; /* real paths of folders under root
+					  whose files may be included (the
+					  lab's folder, the student include
+					  folder, the student file's own
+					  folder); NULL-terminated */
+};
+
+/*
+ * Check nvcc's host translation unit text (NAME.cudafe1.cpp):
+ *   - no assembly from the student's file (see above);
+ *   - every file it was made from (its line markers name them, after all
+ *     the preprocessor's spellings: splices, digraphs, macros) is outside
+ *     the project root or in an include_ok folder: `#include` of
+ *     ../solutions/..., common/harness.cu or any other file of the
+ *     instructor's tree is rejected, naming it.
+ */
+void objcheck_host_source(const char *text, const struct objcheck_source *src,
+			  struct objcheck_list *out);
+
+/*
+ * Symbols of an object (defined and undefined, global and weak) as a
+ * NULL-terminated array of strings appended to *names (grown with realloc;
+ * *count is the number of entries, excluding the terminator). With
+ * weak_undefined_only, only weak undefined symbols (a lab harness's
+ * optional launchers, declared __attribute__((weak))). -1 with err.
+ */
+int objcheck_symbols(const char *path, int weak_undefined_only, char ***names,
+		     size_t *count, char *err, size_t errlen);
+
+/* The .entry names of PTX text, as a NULL-terminated array (free each and
+ * the array). */
+char **objcheck_ptx_entries(const char *ptx);
+
+void objcheck_free_names(char **names);
+
+#endif

@@ -1,0 +1,230 @@
+/* objcheck: rules on the compiled object and nvcc's host translation unit
+ * (grader/objcheck.h). Objects are made here by the C compiler, so no nvcc
+ * is needed; the CLI tests run nvcc's own objects through the grader. */
+#include "check.h"
+#include "objcheck.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/cudalab-objcheck-XXXXXX";
+
+static const char *const launchers[] = {"saxpy", NULL};
+static const char *const kernels[] = {"_Z11saxpy_naiveifPKfPf", NULL};
+static const char *const harness[] = {"_Z7hx_emitP6json_t", NULL};
+
+/* Compile C text into an object; its path in obj. */
+static int compile(const char *name, const char *text, char *obj, size_t len)
+{
+	char src[PATH_MAX], cmd[PATH_MAX * 3];
+	snprintf(src, sizeof(src), "%s/%s.c", dir, name);
+	snprintf(obj, len, "%s/%s.o", dir, name);
+	FILE *f = fopen(src, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -O2 -c -o %s %s 2>&1", obj, src);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Problems of the object compiled from text, joined by " | ". */
+static int check_text(const char *name, const char *text, char *joined,
+		      size_t len)
+{
+	char obj[PATH_MAX], err[256] = "";
+	struct objcheck_problem items[16];
+	struct objcheck_list list = {items, 0, 16};
+	struct objcheck_rules rules = {launchers, kernels, harness};
+	joined[0] = 0;
+	if (compile(name, text, obj, sizeof(obj)) < 0) {
+		snprintf(joined, len, "(does not compile)");
+		return -1;
+	}
+	if (objcheck_object(obj, &rules, &list, err, sizeof(err)) < 0) {
+		snprintf(joined, len, "(error: %s)", err);
+		return -1;
+	}
+	for (int i = 0; i < list.count && i < list.max; i++) {
+		strncat(joined, items[i].message, len - strlen(joined) - 1);
+		strncat(joined, " | ", len - strlen(joined) - 1);
+	}
+	return list.count;
+}
+
+static int host_problems(const char *text, const char *root,
+			 const char *const *ok, char *joined, size_t len)
+{
+	struct objcheck_problem items[16];
+	struct objcheck_list list = {items, 0, 16};
+	struct objcheck_source src = {"saxpy_v1.cu", root, root, ok};
+	objcheck_host_source(text, &src, &list);
+	joined[0] = 0;
+	for (int i = 0; i < list.count && i < list.max; i++) {
+		strncat(joined, items[i].message, len - strlen(joined) - 1);
+		strncat(joined, " | ", len - strlen(joined) - 1);
+	}
+	return list.count;
+}
+
+static void touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (f)
+		fclose(f);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	char got[4096];
+	int n;
+
+	n = check_text("clean",
+		       "#include <stdio.h>\n"
+		       "void saxpy(int n, float a, const float *x, float *y)\n"
+		       "{ printf(\"%d %f %p %p\\n\", n, a, (void *)x, (void *)y); }\n",
+		       got, sizeof(got));
+	CHECK(n == 0, "a launcher that calls printf is clean (%d: %s)", n, got);
+
+	n = check_text("json", "int json_dumpf(void) { return 0; }\n"
+			       "void saxpy(void) {}\n", got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "defines the global symbol json_dumpf"),
+	      "defining a library's function is rejected, naming it (%s)", got);
+
+	n = check_text("harness",
+		       "void e(void) __asm__(\"_Z7hx_emitP6json_t\");\n"
+		       "void e(void) {}\nvoid saxpy(void) {}\n", got,
+		       sizeof(got));
+	CHECK(n == 1 && strstr(got, "_Z7hx_emitP6json_t"),
+	      "a harness function's mangled name is rejected (%s)", got);
+
+	{
+		static const char *const c_kernels[] = {"scale", NULL};
+		char obj[PATH_MAX], err2[256] = "";
+		struct objcheck_problem items[4];
+		struct objcheck_list list = {items, 0, 4};
+		struct objcheck_rules rules = {launchers, c_kernels, harness};
+		compile("ckernel", "void scale(void) {}\n", obj, sizeof(obj));
+		objcheck_object(obj, &rules, &list, err2, sizeof(err2));
+		CHECK(list.count == 1 &&
+			      strstr(items[0].message, "kernel scale with C "
+						       "linkage"),
+		      "a kernel with C linkage is rejected (%s)",
+		      list.count ? items[0].message : "");
+	}
+
+	n = check_text("mine", "void _Z6helperv(void) {}\nvoid saxpy(void) {}\n",
+		       got, sizeof(got));
+	CHECK(n == 0, "a C++ function of the student's own is fine (%s)", got);
+
+	n = check_text("std", "void _ZSt9terminatev(void) {}\n"
+			      "void saxpy(void) {}\n", got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "_ZSt9terminatev"),
+	      "a C++ library symbol is not the student's (%s)", got);
+
+	n = check_text("ctor",
+		       "int volatile seen;\n"
+		       "__attribute__((__constructor__)) static void early(void) "
+		       "{ seen = 1; }\n"
+		       "void saxpy(void) {}\n", got, sizeof(got));
+	CHECK(n >= 1 && strstr(got, "static initialiser") && strstr(got, "early"),
+	      "a constructor is a static initialiser, named (%s)", got);
+
+	n = check_text("dtor",
+		       "int volatile seen;\n"
+		       "__attribute__((destructor)) static void late(void) "
+		       "{ seen = 2; }\n"
+		       "void saxpy(void) {}\n", got, sizeof(got));
+	CHECK(n >= 1 && strstr(got, "finaliser"),
+	      "a destructor is rejected too (%s)", got);
+
+	n = check_text("calls",
+		       "int system(const char *);\nvoid *dlopen(const char *, int);\n"
+		       "typedef int (*fn)(const char *);\n"
+		       "static fn volatile run = system;\n"
+		       "void saxpy(void) { run(\"id\"); dlopen(\"x\", 1); }\n",
+		       got, sizeof(got));
+	CHECK(n == 2 && strstr(got, "calls or uses system") &&
+		      strstr(got, "calls or uses dlopen"),
+	      "every banned call is named, through a function pointer too (%s)",
+	      got);
+
+	n = check_text("atexit",
+		       "#include <stdlib.h>\nstatic void bye(void) {}\n"
+		       "void saxpy(void) { atexit(bye); }\n", got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "calls atexit from saxpy"),
+	      "atexit only from nvcc's registration (%s)", got);
+
+	n = check_text("section",
+		       "__attribute__((section(\".secret\"))) const char s[] = \"x\";\n"
+		       "void saxpy(void) {}\n", got, sizeof(got));
+	CHECK(n >= 1 && strstr(got, "unexpected section .secret"),
+	      "an unexpected section is named (%s)", got);
+
+	char err[256];
+	struct objcheck_list none = {NULL, 0, 0};
+	struct objcheck_rules rules = {launchers, kernels, harness};
+	CHECK(objcheck_object("/nonexistent.o", &rules, &none, err,
+			      sizeof(err)) == -1 && strstr(err, "/nonexistent.o"),
+	      "an unreadable object is an error naming it (%s)", err);
+
+	/* nvcc's host translation unit */
+	char root[PATH_MAX], lab[PATH_MAX], sol[PATH_MAX], hdr[PATH_MAX],
+		solfile[PATH_MAX + 16];
+	snprintf(root, sizeof(root), "%s", dir);
+	snprintf(lab, sizeof(lab), "%s/labs", root);
+	mkdir(lab, 0755);
+	snprintf(lab, sizeof(lab), "%s/labs/saxpy", root);
+	mkdir(lab, 0755);
+	snprintf(sol, sizeof(sol), "%s/solutions", root);
+	mkdir(sol, 0755);
+	snprintf(hdr, sizeof(hdr), "%s/saxpy.h", lab);
+	touch(hdr);
+	snprintf(solfile, sizeof(solfile), "%s/saxpy_v5.cu", sol);
+	touch(solfile);
+	const char *ok[] = {lab, NULL};
+	char text[4 * PATH_MAX];
+
+	snprintf(text, sizeof(text),
+		 "# 1 \"/tmp/s/saxpy_v1.cu\"\n"
+		 "# 1 \"labs/saxpy/saxpy.h\" 1\n"
+		 "int saxpy(int);\n"
+		 "# 200 \"/usr/include/stdio.h\" 3\n"
+		 "extern int f(void) __asm__(\"x\");\n"
+		 "# 5 \"/tmp/s/saxpy_v1.cu\" 2\n"
+		 "int k(int x) {int volatile ___ = 1;::exit(___);}\n"
+		 "#if 0\n# 5\n{ asm(\"mov.u32 %%0, %%1;\"); }\n#endif\n"
+		 "const char *r = R\"x(\n#if 0\n)x\";\n"
+		 "int y = 1'000;\n"
+		 "# 12 \"/tmp/s/saxpy_v1.cu\"\n"
+		 "__asm__(\".incbin \\\"/etc/passwd\\\"\");\n");
+	n = host_problems(text, root, ok, got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "saxpy_v1.cu:12: host assembly"),
+	      "host asm from the student's file is found at its line; a "
+	      "header's asm label, device inline PTX under #if 0, a raw "
+	      "string and digit separators are not (%d: %s)", n, got);
+
+	snprintf(text, sizeof(text),
+		 "# 1 \"/tmp/s/saxpy_v1.cu\"\n"
+		 "# 1 \"labs/saxpy/../../solutions/saxpy_v5.cu\" 1\n"
+		 "int saxpy(int);\n"
+		 "# 2 \"/tmp/s/saxpy_v1.cu\" 2\n");
+	n = host_problems(text, root, ok, got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "includes solutions/saxpy_v5.cu"),
+	      "a file of the instructor's tree outside the lab's folder is "
+	      "named (%s)", got);
+
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return check_done();
+}
