@@ -564,7 +564,10 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	 * rest of the tree); the student's file is added per compile. */
 	char common_dir[PATH_MAX], headers[32][PATH_MAX];
 	int nheaders = 0;
-	snprintf(common_dir, sizeof(common_dir), "%s/common", env->root);
+	/* the student's include folder (student_include: cudalab.h only),
+	 * not the whole of common/ */
+	snprintf(common_dir, sizeof(common_dir), "%s/student-include",
+		 env->build_dir);
 	DIR *ld = env->sb ? opendir(lab->dir) : NULL;
 	struct dirent *le;
 	while (ld && (le = readdir(ld)) && nheaders < 16) {
