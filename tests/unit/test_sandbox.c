@@ -220,7 +220,7 @@ int main(void)
 	snprintf(tool, sizeof(tool), "%s/tests/programs/fake_sanitizer.sh", cwd);
 	setenv("CUDALAB_SANITIZER", tool, 1);
 	struct sanitizer_result sr;
-	sanitizer_run(sb, parent, "racecheck", escape, "small", 60, &sr);
+	sanitizer_run(sb, parent, "racecheck", escape, "small", NULL, 60, &sr);
 	CHECK(sr.errors == 3 && strstr(sr.report, "ERROR SUMMARY: 3 errors"),
 	      "compute-sanitizer in the box: its report says 3 errors and the "
 	      "grader counts 3, whatever the program printed (got %ld: %s)",
@@ -232,7 +232,7 @@ int main(void)
 	snprintf(tool, sizeof(tool), "%s/tests/programs/fake_ncu.sh", cwd);
 	setenv("CUDALAB_NCU", tool, 1);
 	struct profile_result pr;
-	profile_step(sb, parent, escape, 60, PROFILE_CHECKS, &pr);
+	profile_step(sb, parent, escape, 60, PROFILE_CHECKS, NULL, &pr);
 	CHECK(pr.elements == 4096,
 	      "under a tool in the box, the program's result channel still "
 	      "reaches the grader (n %.0f)", pr.elements);
@@ -242,7 +242,7 @@ int main(void)
 	      pr.measured, pr.bank_conflicts, pr.reason);
 
 	setenv("CUDALAB_NCU", "/nonexistent/ncu", 1);
-	profile_step(sb, parent, escape, 60, PROFILE_CHECKS, &pr);
+	profile_step(sb, parent, escape, 60, PROFILE_CHECKS, NULL, &pr);
 	CHECK(!pr.measured && !strcmp(pr.reason, "Nsight Compute not found at "
 				      "/nonexistent/ncu (CUDALAB_NCU)"),
 	      "a missing tool is named as such, box or not (got: %s)",
