@@ -46,7 +46,9 @@ static const char *judge(double gbps, double ci, char *summary, size_t len)
 {
 	static struct check_spec bar = {"pct_of_reference", CHECK_AT_LEAST, 80,
 					"as fast as the reference"};
-	static struct step_spec spec = {"v1", "t", "f.cu", "hint", &bar, 1};
+	static struct step_spec spec = {.id = "v1", .title = "t", .file = "f.cu",
+					.hint = "hint", .checks = &bar,
+					.nchecks = 1};
 	struct step_outcome o;
 	outcome_init(&o, "v1", 3000, nothing, NULL);
 	char text[512];

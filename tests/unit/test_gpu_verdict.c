@@ -25,7 +25,9 @@ static const char *const SLOW =
 
 static struct check_spec floor80 = {"pct_of_copy", CHECK_AT_LEAST, 80,
 				    "needs bandwidth"};
-static struct step_spec spec = {"v1", "t", "saxpy_v1.cu", "hint", &floor80, 1};
+static struct step_spec spec = {.id = "v1", .title = "t",
+				.file = "saxpy_v1.cu", .hint = "hint",
+				.checks = &floor80, .nchecks = 1};
 
 static const char *verdict_of(const char *text, char *summary, size_t len,
 			      const char **withheld)

@@ -22,7 +22,9 @@ static const char *const TIMING =
 /* A step spec with one check: pct_of_copy >= 80. */
 static struct check_spec floor80 = {"pct_of_copy", CHECK_AT_LEAST, 80,
 				    "needs bandwidth"};
-static struct step_spec spec = {"v1", "t", "saxpy_v1.cu", "hint", &floor80, 1};
+static struct step_spec spec = {.id = "v1", .title = "t",
+				.file = "saxpy_v1.cu", .hint = "hint",
+				.checks = &floor80, .nchecks = 1};
 
 /* Feed text, evaluate checks, decide. Returns the verdict. */
 static const char *outcome_of(const char *text, struct child *c,
