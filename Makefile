@@ -10,7 +10,7 @@ PYTHON  ?= python3
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-format-truncation \
            -Icommon -Igrader -MMD -MP
-LDLIBS  := -ljansson -lm -lpthread
+LDLIBS  := -ljansson -lm -lpthread -lstdc++
 # The GPU of this machine (sm_90 where there is none, e.g. in CI).
 CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
                | head -n1 | tr -d '. ' | sed -n 's/^\([0-9][0-9]*\)$$/sm_\1/p')
@@ -21,7 +21,7 @@ NVCCFLAGS := -arch=$(CUDA_ARCH) -std=c++17 -O3 -Icommon \
              -Xcompiler=-Wall,-Wextra,-Werror,-Wno-format-truncation
 WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
 
-COMMON_SRC := common/advice.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
+COMMON_SRC := common/demangle.c common/advice.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
               common/strbuf.c
 GRADER_SRC := grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \

@@ -30,6 +30,10 @@
  *     "steps": [
  *       {"id": "v1", "title": "naive", "file": "saxpy_v1.cu",
  *        "hint": "what to try when this step fails",
+ *        "launcher": "copy_floats",          ? the function this step's file
+ *                                              must define, when it is not
+ *                                              the interface's (a lab with a
+ *                                              launcher per step)
  *        "checks": [ {"metric": "pct_of_copy", "min": 60,
  *                     "why": "what the check teaches when it fails"} ]}
  *     ]
@@ -68,6 +72,8 @@ struct step_spec {
 	char *title;
 	char *file;
 	char *hint;
+	char *launcher; /* the function the file must define; NULL: the
+			   interface's */
 	struct check_spec *checks;
 	size_t nchecks;
 };

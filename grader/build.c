@@ -1,6 +1,7 @@
 #include "build.h"
 #include "fsutil.h"
 #include "compiler_report.h"
+#include "demangle.h"
 #include "hash.h"
 #include "ptx.h"
 #include "runner.h"
@@ -285,6 +286,102 @@ static const char *launcher_name(const struct lab_manifest *lab, char *buf,
 	return buf;
 }
 
+/* Whether the student's source names one of the lab's headers in an
+ * #include (which declares the launcher extern "C"), or extern "C" itself. */
+static int declares_c_linkage(const struct lab_manifest *lab,
+			      const char *source)
+{
+	struct strbuf text = STRBUF_INIT;
+	if (strbuf_read_file(&text, source) < 0) {
+		strbuf_release(&text);
+		return 1; /* cannot tell: do not blame the linkage */
+	}
+	int found = strstr(strbuf_str(&text), "extern \"C\"") != NULL;
+	DIR *d = opendir(lab->dir);
+	struct dirent *e;
+	while (!found && d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		char inc[300];
+		snprintf(inc, sizeof(inc), "\"%s\"", e->d_name);
+		found = l > 2 && !strcmp(e->d_name + l - 2, ".h") &&
+			strstr(strbuf_str(&text), inc) != NULL;
+	}
+	if (d)
+		closedir(d);
+	strbuf_release(&text);
+	return found;
+}
+
+/*
+ * Does the student's object define the step's launcher with C linkage?
+ * Read from the object itself (nm), before linking, so a lab whose
+ * launchers are weak (coalescing) reports a missing one at build time, with
+ * or without a GPU, and a C++-mangled definition is named for what it is:
+ * the same name without extern "C" (no lab header included), or a
+ * different parameter list (an overload, not the launcher). Returns 1 with
+ * the message in msg, or 0 when the launcher is there or nm cannot tell.
+ */
+static int launcher_problem(const struct build_env *env,
+			    const struct lab_manifest *lab,
+			    const struct step_build *b, const char *obj,
+			    const char *launcher, char *msg, size_t len)
+{
+	const char *argv[] = {"nm", "-g", "--defined-only", obj, NULL};
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.dir = env->root;
+	c.out_limit = 1 << 20;
+	c.wall_limit_s = 30;
+	if (child_run(&c) < 0 || !c.exited || c.exit_code != 0) {
+		child_release(&c);
+		return 0;
+	}
+	char mangled_prefix[96], cxx[512] = "";
+	snprintf(mangled_prefix, sizeof(mangled_prefix), "_Z%zu%s",
+		 strlen(launcher), launcher);
+	int defined = 0;
+	const char *p = strbuf_str(&c.out);
+	while (*p && !defined) {
+		size_t n = strcspn(p, "\n");
+		char line[1024];
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 1023 ? n : 1023),
+			 p);
+		p += n + (p[n] == '\n');
+		char *sym = strrchr(line, ' ');
+		sym = sym ? sym + 1 : line;
+		if (!strcmp(sym, launcher))
+			defined = 1;
+		else if (!cxx[0] && !strncmp(sym, mangled_prefix,
+					     strlen(mangled_prefix)))
+			demangle(sym, cxx, sizeof(cxx));
+	}
+	child_release(&c);
+	if (defined)
+		return 0;
+	const char *slash = strrchr(lab->dir, '/');
+	const char *lab_dir = slash ? slash + 1 : lab->dir;
+	if (cxx[0] && !declares_c_linkage(lab, b->source))
+		snprintf(msg, len,
+			 "the file defines %s, but as a C++ function: the "
+			 "launcher %s() needs C linkage (extern \"C\"), which "
+			 "the lab's header declares; add #include of the "
+			 "lab's header (see labs/%s/) at the top of the file",
+			 cxx, launcher, lab_dir);
+	else if (cxx[0])
+		snprintf(msg, len,
+			 "the file does not define the launcher %s() with the "
+			 "lab's exact signature: it defines %s, a different "
+			 "function (a different parameter type makes it an "
+			 "overload); see the interface in labs/%s/README.md",
+			 launcher, cxx, lab_dir);
+	else
+		snprintf(msg, len,
+			 "this step's file does not define %s() (is its name "
+			 "spelt as in the interface in labs/%s/README.md?)",
+			 launcher, lab_dir);
+	return 1;
+}
+
 /* Load facts.json of a finished cache entry into b. */
 static int load_facts(struct step_build *b)
 {
@@ -316,7 +413,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	/* facts.json is written by this grader's readers (ptx.c,
 	 * compiler_report.c): bump when they change what they report, so a
 	 * cached entry never carries an older reader's figures */
-	hash_str(&base, "facts-v2");
+	hash_str(&base, "facts-v3");
 
 	struct lab_flags fl;
 	lab_flags(env, lab, &fl);
@@ -434,6 +531,12 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		char exe_tmp[PATH_MAX * 2], link_log[PATH_MAX * 2];
 		snprintf(exe_tmp, sizeof(exe_tmp), "%s/step", tmp[i]);
 		snprintf(link_log, sizeof(link_log), "%s/link.log", tmp[i]);
+		char missing[1024] = "";
+		if (ok && launcher_problem(env, lab, b, objp[i],
+					   b->step->launcher ? b->step->launcher
+							     : launcher,
+					   missing, sizeof(missing)))
+			ok = 0;
 		if (ok) {
 			const char *argv[] = {
 				env->nvcc, fl.arch, "-o", exe_tmp, objp[i],
@@ -446,6 +549,15 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		b->ok = ok;
 		b->diagnostics =
 			compiler_diagnostics(strbuf_str(&b->log), launcher);
+		if (missing[0]) {
+			json_array_append_new(
+				b->diagnostics,
+				json_pack("{s:s, s:i, s:i, s:s, s:s}", "file",
+					  b->source, "line", 0, "column", 0,
+					  "severity", "error", "message",
+					  missing));
+			strbuf_addf(&b->log, "error: %s\n", missing);
+		}
 		if (!ok && compiler_count(b->diagnostics, "error") == 0)
 			json_array_append_new(
 				b->diagnostics,

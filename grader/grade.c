@@ -368,6 +368,83 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 	free(value_of);
 }
 
+/*
+ * The line of the first CUDALAB_TODO() call in a step file, outside
+ * comments and strings (the starter's stub), or 0 when there is none.
+ * The harness reports the same marker when it runs; this finds it without
+ * running anything, so a student without a GPU still learns which steps
+ * are written.
+ */
+static int todo_call_line(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	static const char mark[] = "CUDALAB_TODO";
+	int line = 1, found = 0, in_block = 0, in_line = 0, quote = 0;
+	int ch, prev = 0;
+	char ident[64];
+	size_t il = 0;
+	while (!found && (ch = fgetc(f)) != EOF) {
+		if (in_block) {
+			in_block = !(prev == '*' && ch == '/');
+		} else if (in_line) {
+			in_line = ch != '\n';
+		} else if (quote) {
+			if (ch == quote && prev != '\\')
+				quote = 0;
+		} else if (prev == '/' && ch == '*') {
+			in_block = 1;
+			ch = 0; /* the star opens; it cannot also close */
+		} else if (prev == '/' && ch == '/') {
+			in_line = 1;
+		} else if (ch == '"' || ch == '\'') {
+			quote = ch;
+		}
+		int word = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+			   (ch >= '0' && ch <= '9') || ch == '_';
+		if (word && !in_block && !in_line && !quote) {
+			if (il + 1 < sizeof(ident))
+				ident[il++] = (char)ch;
+		} else if (il) {
+			ident[il] = '\0';
+			found = !strcmp(ident, mark);
+			il = 0;
+		}
+		if (!found && ch == '\n')
+			line++;
+		prev = ch;
+	}
+	fclose(f);
+	return found ? line : 0;
+}
+
+/*
+ * Without a device: what the build alone tells about a step. Emits the
+ * checks judged from the PTX and the compiler (verdict_checks_static) and
+ * records on end whether the step is written ("implemented", and the
+ * CUDALAB_TODO() line of a stub), so a report can say "not implemented"
+ * or "builds" beside NOT GRADED.
+ */
+static void judge_without_device(const struct step_build *b,
+				 struct step_outcome *r, json_t *end_facts,
+				 event_sink sink, void *arg)
+{
+	int todo = todo_call_line(b->source);
+	json_object_set_new(end_facts, "implemented", json_boolean(!todo));
+	if (todo) {
+		json_object_set_new(end_facts, "todo_file",
+				    json_string(b->step->file));
+		json_object_set_new(end_facts, "todo_line", json_integer(todo));
+		return; /* a stub's PTX says nothing about the step */
+	}
+	char fail[600] = "";
+	int failed = verdict_checks_static(b->step, r->metrics, sink, arg,
+					   fail, sizeof(fail));
+	json_object_set_new(end_facts, "static_checks_failed",
+			    json_integer(failed));
+}
+
 static void iso_now(char *buf, size_t len)
 {
 	time_t t = time(NULL);
@@ -599,6 +676,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		outcome_add_static(&r, b->resources, b->ptx);
 		struct child c = CHILD_INIT;
 		double seconds = 0;
+		json_t *static_facts = json_object();
 		if (rejected[i][0]) {
 			snprintf(summary, sizeof(summary), "rejected: %s",
 				 rejected[i]);
@@ -615,6 +693,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 				 json_string_value(
 					 json_object_get(device, "reason")));
 			verdict = "not_graded";
+			judge_without_device(b, &r, static_facts, sink, arg);
 		} else {
 			double limit = o->time_limit_s > 0 ? o->time_limit_s
 							   : lab.time_limit_s;
@@ -657,6 +736,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 					seconds);
 		if (strcmp(verdict, "pass"))
 			json_object_set_new(end, "hint", json_string(s->hint));
+		json_object_update(end, static_facts);
+		json_decref(static_facts);
 		static const char *const shown[] = {
 			"elements_per_thread", "waves", "registers",
 			"occupancy_pct", "inst_per_element", NULL};
