@@ -72,10 +72,10 @@ struct step_spec {
 	char *title;
 	char *file;
 	char *hint;
-	char *launcher; /* the function the file must define; NULL: the
-			   interface's */
 	struct check_spec *checks;
 	size_t nchecks;
+	char *launcher; /* the function the file must define; NULL: the
+			   interface's */
 };
 
 struct lab_manifest {

@@ -153,6 +153,93 @@ def compile_errors_without_gpu(t, state):
              "rc=%d\n%s" % (rc, out[-1500:]))
 
 
+def compile_error_fixtures_without_gpu(t, state):
+    """Every compile_error fixture is one without a GPU too: a misspelt
+    launcher of the coalescing lab (weak), a wrong signature, no lab header
+    (no extern "C") are read from the compiled object, not from a run."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    base = os.path.join(hu.ROOT, "tests", "fixtures")
+    for lab in sorted(os.listdir(base)):
+        manifest = os.path.join(hu.ROOT, "labs", lab, "lab.json")
+        if not os.path.exists(manifest):
+            continue
+        with open(manifest) as f:
+            files = {s["id"]: s["file"] for s in json.load(f)["steps"]}
+        for name in sorted(os.listdir(os.path.join(base, lab))):
+            path = os.path.join(base, lab, name)
+            if not name.endswith(".cu"):
+                continue
+            want = hu.fixture_expectations(path)
+            if want.get("verdict") != "compile_error":
+                continue
+            step = want["step"]
+            with hu.Scratch() as s:
+                s.put(path, files[step])
+                rc, events, _ = hu.grade(["test", lab, "--step", step,
+                                          "--src", s.path], env=env)
+            e = hu.step_ends(events).get(step, {})
+            t.record("cli: %s %s is a compile error without a GPU: '%s'"
+                     % (lab, name, want["message"]),
+                     rc == 1 and e.get("verdict") == "compile_error"
+                     and want["message"] in e.get("summary", ""),
+                     "rc=%d %s" % (rc, e))
+
+
+def no_gpu_feedback(t, state):
+    """Without a GPU the plain report still says, per step: written or a
+    stub, registers and spills, the PTX's memory instructions, and the
+    checks judged from the build (the rest: needs a GPU)."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    rc, out, _ = hu.run(RUN + ["test", "saxpy", "--plain"], env=env)
+    t.record("cli: no GPU, starters: v1 builds, v2 is not implemented with "
+             "its CUDALAB_TODO() line",
+             re.search(r"v1 .*NOT GRADED +· builds", out)
+             and re.search(r"v2 .*not implemented \(saxpy_v2\.cu:\d+ still "
+                           r"calls CUDALAB_TODO\(\)\)", out), out[-3000:])
+    t.record("cli: no GPU: registers/spills per kernel, demangled, and "
+             "global memory instructions with their widths",
+             re.search(r"kernel saxpy_naive: \d+ registers, 0 B spilled", out)
+             and "_Z11saxpy_naive" not in out
+             and re.search(r"memory 2 global load\(s\) up to 4 B wide, 0 "
+                           r"read-only", out), out[-3000:])
+    t.record("cli: no GPU: the build phase is announced before nvcc runs",
+             out.index("build  compiling") < out.index("build  done")
+             if "build  done" in out and "build  compiling" in out
+             else False, out[:600])
+    rc, out, _ = hu.run(RUN + ["test", "saxpy", "--plain", "--src",
+                               os.path.join(hu.ROOT, "solutions", "saxpy")],
+                        env=env)
+    t.record("cli: no GPU: static checks judged (v3 ptx_nc_loads ok, v5 "
+             "16-byte loads ok), timing checks listed as needing a GPU",
+             re.search(r"ok +ptx_nc_loads: 7, needs >= 1", out)
+             and re.search(r"ok +ptx_max_load_bytes: 16 B, needs >= 16", out)
+             and "needs a GPU pct_of_copy >= 60" in out, out[-3000:])
+    with hu.Scratch() as s:
+        s.write("saxpy_v5.cu", open(os.path.join(
+            hu.ROOT, "solutions", "saxpy", "saxpy_v1.cu")).read())
+        rc, events, _ = hu.grade(["test", "saxpy", "--step", "5", "--src",
+                                  s.path], env=env)
+    checks = {c["metric"]: c for c in hu.checks(events, "v5")}
+    t.record("cli: no GPU: a scalar kernel in the float4 step fails its "
+             "static check (ptx_max_load_bytes 4, needs >= 16), not "
+             "graded overall",
+             checks.get("ptx_max_load_bytes", {}).get("status") == "fail"
+             and "4 B, needs >= 16" in checks["ptx_max_load_bytes"]
+             ["message"]
+             and checks.get("pct_of_copy", {}).get("needs_gpu") is True
+             and hu.step_ends(events)["v5"]["verdict"] == "not_graded",
+             str(checks))
+    rc, out, _ = hu.run(RUN + ["test", "saxpy", "--plain", "--verbose",
+                               "--step", "5", "--src",
+                               os.path.join(hu.ROOT, "solutions", "saxpy")],
+                        env=env)
+    t.record("cli: no GPU --verbose: the full demangled kernel signature "
+             "and every PTX count",
+             "saxpy_vec4(int, float, float const*, float*)" in out
+             and re.search(r"ptx +barriers 0 shuffles 0 rem_ops 0", out),
+             out[-2000:])
+
+
 def rejected_without_gpu(t, state):
     """Fixtures the kernel-file rules reject: no GPU needed to catch them."""
     env = dict(NO_GPU, CUDALAB_STATE=state)
@@ -674,6 +761,8 @@ def run(t):
         results_files(t, state)
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
+        compile_error_fixtures_without_gpu(t, state)
+        no_gpu_feedback(t, state)
         class_grading(t, state)
         explain(t, state)
         variants_plot(t)
