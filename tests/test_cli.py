@@ -240,6 +240,80 @@ def no_gpu_feedback(t, state):
              out[-2000:])
 
 
+def docs_from_lab_json(t):
+    """Item 8 of issue 18: the bars live in lab.json only; each lab README
+    quotes them in a block `run.py docs` writes, and starters point there."""
+    rc, out, err = hu.run(RUN + ["docs", "--check"])
+    t.record("cli: `run.py docs --check`: every lab README's checks block "
+             "matches its lab.json", rc == 0, out + err)
+    sys.path.insert(0, hu.ROOT)
+    import importlib
+    runpy_mod = importlib.import_module("run")
+    rc, listing, _ = hu.run([hu.GRADER, "--root", hu.ROOT, "list", "--json"])
+    labs = json.loads(listing)
+    stale, repeated, starters = [], [], []
+    for lab in labs:
+        readme = os.path.join(hu.ROOT, "labs", lab["name"], "README.md")
+        text = open(readme).read()
+        block = runpy_mod.checks_block(lab)
+        if block not in text:
+            stale.append(lab["name"])
+        outside = text.replace(block, "")
+        for st in lab["step_list"]:
+            for c in st["checks"]:
+                b = ("%d" % c["bound"]) if float(c["bound"]).is_integer() \
+                    else ("%g" % c["bound"])
+                if re.search(r"(?:≥|≤|>=|<=)\s*\**%s\s*(?:%%|x\b|\*\*)"
+                             % re.escape(b), outside):
+                    repeated.append("%s %s %s" % (lab["name"], st["id"], b))
+            path = os.path.join(hu.ROOT, "labs", lab["name"], st["file"])
+            comment = [line for line in open(path)
+                       if line.startswith("//")]
+            said = " ".join(comment)
+            if re.search(r"(?:>=|<=|≥|≤)\s*\d|\d\s*%|\d(?:\.\d+)?x\b",
+                         said.split("Checked:", 1)[-1]
+                         if "Checked:" in said else ""):
+                starters.append(st["file"])
+    t.record("cli: each lab README holds the checks block generated from "
+             "its lab.json (metric, bound, unit, why)",
+             not stale and labs, "stale: %s" % stale)
+    t.record("cli: no README repeats a bar outside its generated block",
+             not repeated, "; ".join(repeated))
+    t.record("cli: starters do not repeat the bars (they point to the "
+             "README)", not starters, ", ".join(starters))
+    lab = json.loads(json.dumps(labs[1]))
+    lab["step_list"][0]["checks"][0]["bound"] = 61.5
+    lab["step_list"][0]["checks"].append(
+        {"metric": "speedup_vs_reference", "op": ">=", "bound": 0.95,
+         "unit": "x", "source": "timing", "why": "a new kind of bar"})
+    block = runpy_mod.checks_block(lab)
+    t.record("cli: the block is rendered from whatever lab.json says: a "
+             "changed bound and a new metric show up (so the test above "
+             "fails when a README is out of date)",
+             "≥ 61.5 % of copy" in block
+             and "`speedup_vs_reference` | ≥ 0.95 x | timing | a new kind"
+             in block and block not in open(os.path.join(
+                 hu.ROOT, "labs", lab["name"], "README.md")).read(),
+             block)
+    red = [lab for lab in labs if lab["name"] == "reduction"]
+    text = open(os.path.join(hu.ROOT, "labs", "reduction",
+                             "README.md")).read()
+    t.record("cli: the reduction README states v5's racecheck/synccheck "
+             "check and no longer says the timed size is 2^26",
+             red and "`sanitizer_errors`" in text and "racecheck" in text
+             and "synccheck" in text and "2^26" not in text, "")
+    saxpy4 = open(os.path.join(hu.ROOT, "labs", "saxpy",
+                               "saxpy_v4.cu")).read()
+    man = json.load(open(os.path.join(hu.ROOT, "labs", "saxpy",
+                                      "lab.json")))
+    hint4 = [s["hint"] for s in man["steps"] if s["id"] == "v4"][0]
+    t.record("cli: saxpy v4's starter, hint and README agree: stride over "
+             "tiles (as the solution does)",
+             "tile += gridDim.x" in saxpy4 and "tile += gridDim.x" in hint4
+             and "stride over tiles" in open(os.path.join(
+                 hu.ROOT, "labs", "saxpy", "README.md")).read(), hint4)
+
+
 def rejected_without_gpu(t, state):
     """Fixtures the kernel-file rules reject: no GPU needed to catch them."""
     env = dict(NO_GPU, CUDALAB_STATE=state)
@@ -763,6 +837,7 @@ def run(t):
         rejected_without_gpu(t, state)
         compile_error_fixtures_without_gpu(t, state)
         no_gpu_feedback(t, state)
+        docs_from_lab_json(t)
         class_grading(t, state)
         explain(t, state)
         variants_plot(t)
