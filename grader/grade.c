@@ -368,14 +368,11 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 	free(value_of);
 }
 
-/*
- * The line of the first CUDALAB_TODO() call in a step file, outside
- * comments and strings (the starter's stub), or 0 when there is none.
- * The harness reports the same marker when it runs; this finds it without
- * running anything, so a student without a GPU still learns which steps
- * are written.
- */
-static int todo_call_line(const char *path)
+/* (grade.h) Read from the text, outside comments and strings: the harness
+ * reports the same marker when it runs; this finds it without running
+ * anything, so a student without a GPU still learns which steps are
+ * written. */
+int step_todo_line(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -430,7 +427,7 @@ static void judge_without_device(const struct step_build *b,
 				 struct step_outcome *r, json_t *end_facts,
 				 event_sink sink, void *arg)
 {
-	int todo = todo_call_line(b->source);
+	int todo = step_todo_line(b->source);
 	json_object_set_new(end_facts, "implemented", json_boolean(!todo));
 	if (todo) {
 		json_object_set_new(end_facts, "todo_file",

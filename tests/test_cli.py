@@ -385,6 +385,16 @@ def explain(t, state):
         t.record("cli: explain without cuobjdump: the SASS view is not "
                  "shown, and says why",
                  "sass      not shown: cuobjdump not found on PATH" in o, o)
+    rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "3"], env=env)
+    t.record("cli: explain on a stub says not implemented (file:line) and "
+             "gives no hint pointing at the step itself",
+             rc == 0 and re.search(r"not implemented: saxpy_v3\.cu:\d+ "
+                                   r"still calls CUDALAB_TODO\(\)", o)
+             and "-> step v3" not in o and "  hint" not in o, o)
+    rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1"], env=env)
+    t.record("cli: explain names kernels demangled",
+             "compiler  saxpy_naive(int, float, float const*, float*)" in o
+             and "_Z11" not in o, o)
     svg = os.path.join(state, "roof.svg")
     rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1", "--plot", svg],
                       env=env)
