@@ -12,12 +12,14 @@
     python3 run.py show [FILE]             replay a saved run in the dashboard
     python3 run.py                         the workshop: the dashboard
     python3 run.py setup                   check/install system packages
+    python3 run.py help [COMMAND]          the commands, or one's options
 
 Every command builds what is missing first (make) and installs missing system
 packages when run as root, or prints the one apt-get command to run.
 Python 3 standard library only.
 """
 import argparse
+import difflib
 import json
 import math
 import os
@@ -110,6 +112,7 @@ def build():
     rc = setup(quiet=True)
     if rc:
         return rc
+    announce_first_build()
     proc = subprocess.run(["make", "-s", "-C", ROOT, "all"],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True)
@@ -119,6 +122,82 @@ def build():
               "cudalab itself, not with your kernels", file=sys.stderr)
         return 4
     return 0
+
+
+def announce_first_build():
+    """Say what the first build's silence is (the grader, the dashboard and
+    the device probe compile once, ~15 s on two cores)."""
+    missing = [p for p in (GRADER, UI, os.path.join(ROOT, "build",
+                                                     "devprobe"))
+               if not os.path.exists(p)]
+    if missing:
+        print("cudalab: building the grader, the dashboard and the device "
+              "probe (once; about 15 s) ...", file=sys.stderr, flush=True)
+
+
+def resolve_lab(name):
+    """The lab a user meant: its name, any case (SAXPY), or the number
+    `list` shows (2). Returns (lab, None), or (None, why) with the labs and
+    a "did you mean" when the name is close to one."""
+    labs = lab_manifests()
+    if name in labs:
+        return name, None
+    order = {str(m.get("order")): n for n, m in labs.items()}
+    lower = {n.lower(): n for n in labs}
+    if name.strip().rstrip(".") in order:
+        return order[name.strip().rstrip(".")], None
+    if name.lower() in lower:
+        return lower[name.lower()], None
+    near = difflib.get_close_matches(name.lower(), list(lower), n=1,
+                                     cutoff=0.6)
+    listing = ", ".join("%s. %s" % (m.get("order"), n)
+                        for n, m in labs.items())
+    return None, ("no lab called \"%s\"%s (labs: %s; a lab's number "
+                  "works too)" % (name, "; did you mean %s?" % lower[near[0]]
+                                  if near else "", listing))
+
+
+def one_step(args):
+    """--step may be given once: the grader runs one step, or the whole
+    lab. Returns an error message, or None (args.step is then one value)."""
+    steps = getattr(args, "step", None)
+    if isinstance(steps, list):
+        if len(steps) > 1:
+            return ("--step given %d times (%s): a run checks one step, or "
+                    "the whole lab without --step; run the steps one after "
+                    "the other" % (len(steps), ", ".join(steps)))
+        args.step = steps[0]
+    return None
+
+
+def print_summary(command, results, to):
+    """After `run.py test` (or bench): every lab's passed/total and verdict,
+    and where the results are kept."""
+    listing = subprocess.run([GRADER, "--root", ROOT, "list", "--json"],
+                             stdout=subprocess.PIPE, text=True,
+                             env=dict(os.environ))
+    try:
+        labs = {lab["name"]: lab for lab in json.loads(listing.stdout)}
+    except ValueError:
+        labs = {}
+    words = {0: "PASS", 1: "FAIL", 2: "USAGE ERROR", 3: "NOT GRADED",
+             4: "GRADER ERROR"}
+    lines = [""]
+    if len(results) > 1:
+        lines.append("summary of `run.py %s`:" % command)
+    for name, rc in results if len(results) > 1 else []:
+        lab = labs.get(name, {})
+        lines.append("  %-3s %-11s %d/%d step(s) passed   %s" % (
+            "%s." % lab.get("order", "?"), name, lab.get("passed", 0),
+            lab.get("steps", 0), words.get(rc, "exit %d" % rc)))
+    state = state_dir()
+    shown = (os.path.relpath(state) if state.startswith(os.getcwd() + os.sep)
+             else state)
+    lines.append("results kept in %s/: results/LAB.json (the last verdict "
+                 "of each step), history.jsonl (every run), "
+                 "runs/LAB-last.jsonl (the last run's events: `python3 "
+                 "run.py show`)" % shown)
+    print("\n".join(lines), file=to)
 
 
 def commit_id():
@@ -678,8 +757,10 @@ def grade_labs(command, args):
     if args.verbose:
         flags.append("--verbose")
     worst = 0
+    results = []
     for lab in labs:
         rc = grader(command, lab, *flags)
+        results.append((lab, rc))
         svg = draw_variants(lab) if command == "bench" else None
         if svg:
             print("cudalab: bandwidth against the variants: %s" % svg,
@@ -688,6 +769,7 @@ def grade_labs(command, args):
         rank = {0: 0, 3: 1, 1: 2, 2: 3, 4: 4}
         if rank.get(rc, 4) > rank.get(worst, 4) or rc not in rank:
             worst = rc
+    print_summary(command, results, sys.stderr if args.json else sys.stdout)
     return worst
 
 
@@ -841,7 +923,8 @@ def main(argv=None):
     def add_grading(name, help_text):
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.add_argument("lab", nargs="?", help="the lab (default: every lab)")
-        p.add_argument("--step", help="only this step (number or id)")
+        p.add_argument("--step", action="append",
+                       help="only this step (number or id; once)")
         p.add_argument("--src", help="take the step files from this folder")
         p.add_argument("--seed", help="replay the inputs of an earlier run")
         p.add_argument("--time-limit", dest="time_limit", type=float,
@@ -876,6 +959,12 @@ def main(argv=None):
                                     "run of LAB in .cudalab/runs/)")
     p.add_argument("--readme", action="append",
                    help="the file(s) to update (repeatable)")
+    p = sub.add_parser("help", help="this help, or a command's: run.py "
+                                    "help test",
+                       description="print the commands, or with COMMAND "
+                                   "that command's options (the same as "
+                                   "`run.py COMMAND --help`)")
+    p.add_argument("topic", nargs="?", metavar="COMMAND")
     p = sub.add_parser("docs", help="write each lab README's checks "
                                     "block from its lab.json",
                        description="write the table of every step's checks "
@@ -941,7 +1030,8 @@ def main(argv=None):
                                    "hints that apply, and a roofline of "
                                    "the steps")
     p.add_argument("lab")
-    p.add_argument("--step", help="only step K (number or id)")
+    p.add_argument("--step", action="append",
+                   help="only step K (number or id; once)")
     p.add_argument("--src", help="take the step files from this folder")
     p.add_argument("--plot", metavar="FILE.svg",
                    help="also draw the roofline as an SVG file")
@@ -966,6 +1056,30 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command is None:
         return workshop(parser)
+    if args.command == "help":
+        # `run.py help` = --help; `run.py help CMD` = `run.py CMD --help`
+        if not args.topic:
+            parser.print_help()
+            return 0
+        if args.topic not in sub.choices:
+            print("run.py help: no command %s (commands: %s)"
+                  % (args.topic, ", ".join(sorted(sub.choices))),
+                  file=sys.stderr)
+            return 2
+        sub.choices[args.topic].print_help()
+        return 0
+    why = one_step(args)
+    if why:
+        print("cudalab: %s" % why, file=sys.stderr)
+        return 2
+    if getattr(args, "lab", None) and args.command != "record":
+        lab, why = resolve_lab(args.lab)
+        if not lab:
+            print("cudalab: %s" % why, file=sys.stderr)
+            return 2
+        if lab != args.lab:
+            print("cudalab: lab %s is %s" % (args.lab, lab), file=sys.stderr)
+        args.lab = lab
     if args.command == "setup":
         return setup(args.quiet, args.for_tests)
     if args.command == "record":

@@ -71,7 +71,7 @@ def no_gpu_path(t, state):
     t.record("cli: without a GPU, `run.py test saxpy` exits 3 and ends "
              "NOT GRADED",
              rc == 3 and lines and
-             lines[-1].startswith("NOT GRADED: no CUDA device"),
+             any(x.startswith("NOT GRADED: no CUDA device") for x in lines),
              "rc=%d\n%s\n%s" % (rc, out[-1500:], err))
     t.record("cli: without a GPU, no step is reported as passed",
              "PASS " not in out and " 0 passed" in out, out[-800:])
@@ -312,6 +312,76 @@ def docs_from_lab_json(t):
              "tile += gridDim.x" in saxpy4 and "tile += gridDim.x" in hint4
              and "stride over tiles" in open(os.path.join(
                  hu.ROOT, "labs", "saxpy", "README.md")).read(), hint4)
+
+
+def newcomer_commands(t, state):
+    """Issue 18, item 9: the command line a newcomer types."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    rc, out, err = hu.run(RUN + ["help"])
+    t.record("cli: `run.py help` is --help", rc == 0 and "usage: run.py"
+             in out and "test" in out, out + err)
+    rc, out, err = hu.run(RUN + ["help", "test"])
+    t.record("cli: `run.py help test` is `run.py test --help`",
+             rc == 0 and "usage: run.py test" in out and "--step" in out,
+             out + err)
+    rc, out, err = hu.run(RUN + ["help", "tset"])
+    t.record("cli: `run.py help tset`: exit 2, lists the commands",
+             rc == 2 and "no command tset" in err and "test" in err, err)
+    rc, out, err = hu.run(RUN + ["test", "saxpy", "--step", "2", "--step",
+                                 "3"], env=env)
+    t.record("cli: --step twice is a usage error that says so (not a "
+             "silent run of the last one)",
+             rc == 2 and "--step given 2 times (2, 3)" in err
+             and "v3" not in out, "rc=%d %s %s" % (rc, out[-500:], err))
+    rc, out, err = hu.run(RUN + ["test", "SAXPY", "--step", "1"], env=env)
+    t.record("cli: `run.py test SAXPY` runs saxpy (names in any case)",
+             rc == 3 and "lab SAXPY is saxpy" in err
+             and "cudalab · saxpy" in out, "rc=%d %s" % (rc, err))
+    rc, out, err = hu.run(RUN + ["test", "2", "--step", "1"], env=env)
+    t.record("cli: `run.py test 2` runs lab 2 as `list` numbers it (saxpy)",
+             rc == 3 and "cudalab · saxpy" in out, "rc=%d %s" % (rc, err))
+    t.record("cli: after `run.py test` it says where the results are kept",
+             "results kept in %s/" % state in out
+             and "results/LAB.json" in out, out[-600:])
+    rc, out, err = hu.run(RUN + ["test", "saxpi"], env=env)
+    t.record("cli: a misspelt lab: did you mean, and the numbered labs",
+             rc == 2 and "no lab called \"saxpi\"; did you mean saxpy?"
+             in err and "2. saxpy" in err, err)
+    sys.path.insert(0, hu.ROOT)
+    import importlib
+    import io
+    runpy_mod = importlib.import_module("run")
+    buf = io.StringIO()
+    old_state = os.environ.get("CUDALAB_STATE")
+    os.environ["CUDALAB_STATE"] = state
+    try:
+        runpy_mod.print_summary("test", [("coalescing", 3), ("saxpy", 1),
+                                         ("haxpy", 0)], buf)
+        saved = runpy_mod.GRADER, runpy_mod.UI
+        runpy_mod.GRADER = runpy_mod.UI = os.path.join(state, "nothing")
+        first = io.StringIO()
+        real, sys.stderr = sys.stderr, first
+        try:
+            runpy_mod.announce_first_build()
+        finally:
+            sys.stderr = real
+            runpy_mod.GRADER, runpy_mod.UI = saved
+    finally:
+        if old_state is None:
+            del os.environ["CUDALAB_STATE"]
+        else:
+            os.environ["CUDALAB_STATE"] = old_state
+    text = buf.getvalue()
+    t.record("cli: after several labs, a summary: each lab's passed/total "
+             "and verdict, and where results are kept",
+             re.search(r"1\. +coalescing +0/4 step\(s\) passed +NOT GRADED",
+                       text)
+             and re.search(r"2\. +saxpy +0/5 step\(s\) passed +FAIL", text)
+             and re.search(r"3\. +haxpy +\d/1 step\(s\) passed +PASS", text)
+             and "results kept in" in text, text)
+    t.record("cli: the first build says what it is doing before the "
+             "silence", "building the grader, the dashboard" in
+             first.getvalue(), first.getvalue())
 
 
 def rejected_without_gpu(t, state):
@@ -848,6 +918,7 @@ def run(t):
         compile_error_fixtures_without_gpu(t, state)
         no_gpu_feedback(t, state)
         docs_from_lab_json(t)
+        newcomer_commands(t, state)
         class_grading(t, state)
         explain(t, state)
         variants_plot(t)
