@@ -19,6 +19,9 @@
  *             steps:[{id title file hint checks:[{metric op bound}]}]
  *             source(dir the student files came from)
  *             commit(of the cudalab tree, from CUDALAB_COMMIT; "unknown")
+ *             limits:{time_limit_s cpu_limit_s compile_limit_s
+ *             file_limit_bytes output_limit_bytes} (what each step run
+ *             and compile was held to; the device event names the GPU)
  *  device     available(bool) reason?  name? cc? sm_count? l2_bytes?
  *             mem_bytes? driver? runtime? copy_gbps? copy_method?
  *             copy_source?("measured"|"cached")  arch(the nvcc -arch used)
@@ -32,7 +35,9 @@
  *             file breaks the kernel-file rules, grader/lint.h; the step is
  *             not compiled and its verdict is "rejected")
  *  resources  step kernels:[{name registers spill_store_bytes
- *             spill_load_bytes shared_bytes stack_bytes}]
+ *             spill_load_bytes shared_bytes stack_bytes demangled}]
+ *             (name: the mangled symbol; demangled: as written, e.g.
+ *             saxpy_vec4(int, float, float const*, float*))
  *  ptx        step global_loads global_stores max_load_bytes max_store_bytes
  *             nc_loads async_copies ... (counts of instructions in the PTX
  *             text) ptx_file (the kept PTX, in the build cache)
@@ -69,6 +74,8 @@
  *  harness_end step ok      (the harness reached its end; absent => it died)
  *  check      step id metric status("pass"|"fail"|"not_measured")
  *             measured? required op(">="|"<=") unit message
+ *             needs_gpu?(true: without a device, a check whose metric
+ *             does not come from the build; not judged)
  *  step_end   step verdict summary hint? seconds gbps? pct_of_copy?
  *             speedup_vs_first? median_us? timing_withheld?
  *             The timing figures (median_us gbps pct_of_copy
@@ -77,6 +84,10 @@
  *             timing_withheld says why they are not (a wrong or forged
  *             kernel's "bandwidth" is no measurement). The timing events
  *             before it still carry what was timed, for the record.
+ *             Without a device (verdict "not_graded"), from the build:
+ *             implemented(bool: false while the file still calls
+ *             CUDALAB_TODO()) todo_file? todo_line? static_checks_failed?
+ *             (checks judged from the PTX and the compiler that failed)
  *  run_end    verdict("pass"|"fail"|"not_graded") passed failed not_graded
  *             total seconds
  *

@@ -20,6 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The limits of one step run besides its wall clock (run_executable);
+ * run_begin states them, so a gradebook records what a run was held to. */
+#define STEP_CPU_EXTRA_S 30          /* CPU seconds on top of the wall limit */
+#define STEP_FILE_LIMIT (64L << 20)  /* bytes a step may write to a file */
+#define STEP_OUTPUT_LIMIT (16 * 1024) /* bytes of its output kept */
+
 static void emit(event_sink sink, void *arg, json_t *ev)
 {
 	sink(arg, ev);
@@ -238,9 +244,9 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	c->on_result = outcome_feed;
 	c->on_result_arg = r;
 	c->wall_limit_s = limit_s;
-	c->cpu_limit_s = (long)limit_s + 30;
-	c->file_limit_bytes = 64L << 20;
-	c->out_limit = 16 * 1024;
+	c->cpu_limit_s = (long)limit_s + STEP_CPU_EXTRA_S;
+	c->file_limit_bytes = STEP_FILE_LIMIT;
+	c->out_limit = STEP_OUTPUT_LIMIT;
 	if (child_run(c) < 0 && !r->error)
 		r->error = json_pack("{s:s, s:s, s:s}", "event", "error", "kind",
 				     "harness", "message", c->error);
@@ -535,12 +541,23 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 						st->hint, "checks", checks));
 	}
 	const char *commit = getenv("CUDALAB_COMMIT");
-	emit(sink, arg,
-	     json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s}", "event",
-		       "run_begin", "schema", EVENT_SCHEMA, "lab", lab.name,
-		       "title", lab.title, "mode", o->bench ? "bench" : "test",
-		       "started", started, "steps", steps_list, "source",
-		       src_dir, "commit", commit && *commit ? commit : "unknown"));
+	json_t *begin = json_pack(
+		"{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s}", "event",
+		"run_begin", "schema", EVENT_SCHEMA, "lab", lab.name, "title",
+		lab.title, "mode", o->bench ? "bench" : "test", "started",
+		started, "steps", steps_list, "source", src_dir, "commit",
+		commit && *commit ? commit : "unknown");
+	double step_limit = o->time_limit_s > 0 ? o->time_limit_s
+						: lab.time_limit_s;
+	json_object_set_new(
+		begin, "limits",
+		json_pack("{s:f, s:f, s:f, s:I, s:i}", "time_limit_s",
+			  step_limit, "cpu_limit_s",
+			  step_limit + STEP_CPU_EXTRA_S, "compile_limit_s",
+			  env.compile_limit_s, "file_limit_bytes",
+			  (json_int_t)STEP_FILE_LIMIT, "output_limit_bytes",
+			  STEP_OUTPUT_LIMIT));
+	emit(sink, arg, begin);
 
 	/* The device first: it decides the arch we compile for. */
 	char probe[4096];

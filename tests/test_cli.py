@@ -111,6 +111,15 @@ def json_stream(t, state):
              and "unparsable" not in kinds, str(kinds))
     t.record("cli: --json run_end says not_graded without a GPU",
              events and events[-1].get("verdict") == "not_graded", "")
+    begin = events[0] if events else {}
+    limits = begin.get("limits", {})
+    t.record("cli: run_begin carries the commit and the limits a run was "
+             "held to (time, CPU, compile, file, output), for the gradebook",
+             begin.get("commit") and limits.get("time_limit_s") == 60
+             and limits.get("cpu_limit_s", 0) > 60
+             and limits.get("compile_limit_s", 0) > 0
+             and limits.get("file_limit_bytes", 0) > 0
+             and limits.get("output_limit_bytes", 0) > 0, str(begin)[:600])
     ptx = {e["step"]: e for e in events if e.get("event") == "ptx"}
     t.record("cli: PTX facts without a GPU: v1 scalar, no .nc; v5 starter "
              "is a stub",
