@@ -393,6 +393,33 @@ def newcomer_commands(t, state):
              first.getvalue(), first.getvalue())
 
 
+def static_checks_of_solutions(t, state):
+    """Without a GPU every reference solution passes every check judged from
+    its build (PTX facts, registers, shared memory, stack), and the figures
+    read as numbers (16384 B, not 1.638e+04 B)."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    failed, judged, messages = [], 0, []
+    for lab in ("saxpy", "haxpy", "reduction", "prefetch", "memtuning"):
+        rc, events, _ = hu.grade(["test", lab, "--src", os.path.join(
+            hu.ROOT, "solutions", lab)], env=env)
+        for e in events:
+            if e.get("event") == "check" and e.get("status") != \
+                    "not_measured":
+                judged += 1
+                messages.append(e["message"])
+                if e["status"] != "pass":
+                    failed.append("%s %s" % (lab, e["message"]))
+    t.record("cli: no GPU: every solution passes the checks judged from "
+             "its build (%d judged)" % judged,
+             judged >= 15 and not failed, "\n".join(failed))
+    t.record("cli: a check's figure is a whole number when it is one "
+             "(shared_bytes: 16384 B, not 1.638e+04 B)",
+             any("shared_bytes: 16384 B, needs >= 4096" in m
+                 for m in messages)
+             and not any("e+0" in m for m in messages),
+             "\n".join(m for m in messages if "shared" in m))
+
+
 def rejected_without_gpu(t, state):
     """Fixtures the kernel-file rules reject: no GPU needed to catch them."""
     env = dict(NO_GPU, CUDALAB_STATE=state)
@@ -928,6 +955,7 @@ def run(t):
         no_gpu_feedback(t, state)
         docs_from_lab_json(t)
         newcomer_commands(t, state)
+        static_checks_of_solutions(t, state)
         class_grading(t, state)
         explain(t, state)
         variants_plot(t)
