@@ -42,7 +42,10 @@
  *             nc_loads async_copies ... (counts of instructions in the PTX
  *             text) ptx_file (the kept PTX, in the build cache)
  *             cubin_file (the kept machine code, beside it)
- *  progress   step phase("correctness"|"timing"|"sweep") done total
+ *  progress   step phase("correctness"|"timing"|"sweep"|"build") done total
+ *             what?("harness"|"compiled"|"failed": phase "build", as the
+ *             lab's harness starts compiling (file, no step) and as each
+ *             step's compile ends)
  *  case       step name ok n? seed mismatches? checked? first?:[{index
  *             expected got input?}] message?   (one correctness case)
  *  guard      step buffer before after first_offset? message

@@ -208,6 +208,12 @@ static int build_harness_objects(const struct build_env *env,
 				 lab->harness);
 		snprintf(obj, sizeof(obj), "%s/%s", tmp, parts[i].obj);
 		snprintf(log, sizeof(log), "%s/%s.log", tmp, parts[i].obj);
+		if (env->on_progress)
+			env->on_progress(env->progress_arg, "harness",
+					 parts[i].src ? parts[i].src
+						      : lab->harness,
+					 (int)i, (int)(sizeof(parts) /
+						       sizeof(parts[0])));
 		const char *argv[] = {env->nvcc, fl.arch, CXX_STD, "-O3",
 				      "-lineinfo", fl.inc_common, fl.inc_lab,
 				      "-Xcompiler=-Wall,-Wextra", "-c", src,
@@ -392,6 +398,18 @@ static int launcher_problem(const struct build_env *env,
 	return 1;
 }
 
+/* Tell the front end that one step's compile ended (build_env.on_progress). */
+static void compiled_one(const struct build_env *env,
+			 const struct step_build *b, const struct child *c,
+			 int done, int total)
+{
+	if (env->on_progress)
+		env->on_progress(env->progress_arg,
+				 c->exited && c->exit_code == 0 ? "compiled"
+								: "failed",
+				 b->step->id, done, total);
+}
+
 /* Load facts.json of a finished cache entry into b. */
 static int load_facts(struct step_build *b)
 {
@@ -446,6 +464,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	for (size_t i = 0; i < n; i++)
 		kids[i] = (struct child)CHILD_INIT;
 	size_t running = 0, next_wait = 0;
+	int finished = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct step_build *b = &steps[i];
 		struct content_hash h = base;
@@ -463,6 +482,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 			b->resources = json_array();
 			b->ptx = json_object();
 			strbuf_addf(&b->log, "cannot read %s\n", b->source);
+			finished++; /* counted, not announced: no compile ran */
 			continue;
 		}
 		char key[17];
@@ -473,6 +493,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		snprintf(b->exe, sizeof(b->exe), "%s/step", b->dir);
 		if (load_facts(b) == 0) {
 			b->cached = 1;
+			finished++; /* counted, not announced: no compile ran */
 			continue;
 		}
 		snprintf(tmp[i], sizeof(tmp[i]), "%s.tmp%d", b->dir,
@@ -515,7 +536,10 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		while (running >= (size_t)(env->jobs > 0 ? env->jobs : 1)) {
 			while (next_wait < i && kids[next_wait].pid < 0)
 				next_wait++;
-			child_finish(&kids[next_wait++]);
+			child_finish(&kids[next_wait]);
+			compiled_one(env, &steps[next_wait], &kids[next_wait],
+				     ++finished, (int)n);
+			next_wait++;
 			running--;
 		}
 		if (child_start(&kids[i]) < 0)
@@ -524,8 +548,11 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 			running++;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (kids[i].pid > 0 && !kids[i].exited && !kids[i].term_signal)
+		if (kids[i].pid > 0 && !kids[i].exited && !kids[i].term_signal) {
 			child_finish(&kids[i]);
+			compiled_one(env, &steps[i], &kids[i], ++finished,
+				     (int)n);
+		}
 
 	/* Phase 2: link what compiled, read the facts, publish the entry. */
 	for (size_t i = 0; i < n; i++) {

@@ -448,6 +448,25 @@ static void judge_without_device(const struct step_build *b,
 			    json_integer(failed));
 }
 
+/* build_env.on_progress: a "progress" event in the "build" phase, so the
+ * reporters say what nvcc is doing while it works. */
+struct build_progress {
+	event_sink sink;
+	void *arg;
+};
+
+static void on_build_progress(void *arg, const char *what, const char *part,
+			      int done, int total)
+{
+	struct build_progress *p = arg;
+	int harness = !strcmp(what, "harness");
+	json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i}", "event",
+			       "progress", "phase", "build", "what", what,
+			       harness ? "file" : "step", part, "done", done,
+			       "total", total);
+	emit(p->sink, p->arg, ev);
+}
+
 static void iso_now(char *buf, size_t len)
 {
 	time_t t = time(NULL);
@@ -510,9 +529,12 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		return -2;
 	}
 
+	struct build_progress progress = {sink, arg};
 	struct build_env env = {.root = o->root, .build_dir = o->build_dir,
 				.nvcc = "nvcc", .jobs = o->jobs,
-				.compile_limit_s = 300};
+				.compile_limit_s = 300,
+				.on_progress = on_build_progress,
+				.progress_arg = &progress};
 	if (build_env_init(&env, err, errlen) < 0) {
 		manifest_free(&lab);
 		return -1;

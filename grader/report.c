@@ -176,6 +176,22 @@ static void print_compile_phase(struct report *r, json_t *ev)
 		fprintf(r->out, "build  done: %d step file(s)\n", r->compiling);
 }
 
+/* nvcc at work: the harness's files once, then each step as it ends. */
+static void print_build_progress(struct report *r, json_t *ev)
+{
+	const char *what = event_str(ev, "what");
+	if (!strcmp(what, "harness"))
+		fprintf(r->out, "build  compiling the lab's harness: %s "
+				"(%d/%d, once per harness and GPU arch)\n",
+			event_str(ev, "file"), (int)event_num(ev, "done") + 1,
+			(int)event_num(ev, "total"));
+	else
+		fprintf(r->out, "build  %s %s (%d/%d)\n", event_str(ev, "step"),
+			!strcmp(what, "failed") ? "does not compile" : "compiled",
+			(int)event_num(ev, "done"), (int)event_num(ev, "total"));
+	fflush(r->out);
+}
+
 static void print_compile(struct report *r, json_t *ev)
 {
 	const char *status = event_str(ev, "status");
@@ -367,6 +383,9 @@ void report_text(void *arg, json_t *ev)
 			event_str(ev, "mode"));
 	} else if (!strcmp(k, "device")) {
 		print_device(r, ev);
+	} else if (!strcmp(k, "progress") &&
+		   !strcmp(event_str(ev, "phase"), "build")) {
+		print_build_progress(r, ev);
 	} else if (!strcmp(k, "compile")) {
 		print_compile_phase(r, ev);
 		print_compile(r, ev);

@@ -215,6 +215,16 @@ def no_gpu_feedback(t, state):
              out.index("build  compiling") < out.index("build  done")
              if "build  done" in out and "build  compiling" in out
              else False, out[:600])
+    with hu.Scratch() as s:
+        s.write("saxpy_v1.cu", open(os.path.join(
+            hu.ROOT, "solutions", "saxpy", "saxpy_v1.cu")).read()
+            + "\n// %s\n" % time.time())  # new content: a real compile
+        rc, out, _ = hu.run(RUN + ["test", "saxpy", "--plain", "--step", "1",
+                                   "--src", s.path], env=env)
+    t.record("cli: plain mode says each step's compile as it ends (no "
+             "silence while nvcc works)",
+             re.search(r"build  compiling the step files.*\nbuild  v1 "
+                       r"compiled \(1/1\)\nbuild  done", out), out[:800])
     rc, out, _ = hu.run(RUN + ["test", "saxpy", "--plain", "--src",
                                os.path.join(hu.ROOT, "solutions", "saxpy")],
                         env=env)

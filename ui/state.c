@@ -173,6 +173,9 @@ static void on_step_event(struct ui_state *s, const char *kind,
 		snprintf(s->activity, sizeof(s->activity), "sweep %d/%d · %s",
 			 (int)event_num(ev, "done") + 1,
 			 (int)event_num(ev, "total"), st->id);
+	} else if (!strcmp(kind, "progress") &&
+		   !strcmp(event_str(ev, "phase"), "build")) {
+		/* a compile ended: its "compile" event follows with the facts */
 	} else if (!strcmp(kind, "progress")) {
 		double done = event_num(ev, "done"), total = event_num(ev, "total");
 		const char *phase = event_str(ev, "phase");
