@@ -126,7 +126,15 @@ static void print_memory(FILE *out, json_t *ptx, const char *source,
 		const char *file = event_str(o, "file");
 		char where[96] = "?", code[160] = "";
 		if (line > 0) {
-			/* the line may be in a header (an inlined function) */
+			/* the line may be in a header (an inlined function);
+			 * the step's own file may be named by another folder's
+			 * path (a cached build of the same content, compiled
+			 * from elsewhere, perhaps since deleted): the file
+			 * being explained has the same text */
+			const char *fb = strrchr(file, '/');
+			const char *sb = strrchr(source, '/');
+			if (!strcmp(fb ? fb + 1 : file, sb ? sb + 1 : source))
+				file = source;
 			if (strcmp(file, src_path)) {
 				strbuf_release(&src);
 				strbuf_read_file(&src, file);

@@ -511,6 +511,19 @@ def explain(t, state):
     t.record("cli: explain names kernels demangled",
              "compiler  saxpy_naive(int, float, float const*, float*)" in o
              and "_Z11" not in o, o)
+    text = open(os.path.join(sol, "saxpy", "saxpy_v1.cu")).read() + \
+        "\n// %s\n" % time.time()
+    with hu.Scratch() as s:  # built from one folder, which then goes away
+        s.write("saxpy_v1.cu", text)
+        hu.run(RUN + ["explain", "saxpy", "--step", "1", "--src", s.path],
+               env=env)
+    with hu.Scratch() as s:  # the same content elsewhere: a cache hit
+        s.write("saxpy_v1.cu", text)
+        rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1", "--src",
+                                 s.path], env=env)
+    t.record("cli: explain quotes the student's line even when the cached "
+             "build was compiled from another (deleted) folder",
+             "| y[i] = alpha * x[i] + y[i];" in o, o)
     svg = os.path.join(state, "roof.svg")
     rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1", "--plot", svg],
                       env=env)
