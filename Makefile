@@ -13,7 +13,7 @@ PYTHON  ?= python3
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-format-truncation \
            -Icommon -Igrader -MMD -MP
-LDLIBS  := -ljansson -lm -lpthread -ldl
+LDLIBS  := -ljansson -lm -lpthread -ldl -lstdc++
 # devprobe's arch: the GPU of this machine when this nvcc builds for it, else
 # sm_90 (no GPU, e.g. in CI; or a GPU this nvcc cannot build for, which
 # devprobe still describes: its facts need no kernel, and the grader then
@@ -31,7 +31,7 @@ WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
              -Xlinker=--wrap=cudaLaunchKernelExC \
              -Xlinker=--wrap=cudaLaunchCooperativeKernel
 
-COMMON_SRC := common/gpulock.c common/gpustate.c common/advice.c common/capability.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
+COMMON_SRC := common/demangle.c common/gpulock.c common/gpustate.c common/advice.c common/capability.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
               common/strbuf.c
 GRADER_SRC := grader/paths.c grader/runner.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \

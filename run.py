@@ -7,9 +7,12 @@
     python3 run.py device                  this GPU and its copy bandwidth
     python3 run.py record LAB              write the last bench table into
                                            the READMEs
+    python3 run.py docs                    write each lab README's checks
+                                           table from its lab.json
     python3 run.py show [FILE]             replay a saved run in the dashboard
     python3 run.py                         the workshop: the dashboard
     python3 run.py setup                   check/install system packages
+    python3 run.py help [COMMAND]          the commands, or one's options
 
 Every command builds what is missing first (make) and installs missing system
 packages when run as root, or prints the one apt-get command to run.
@@ -17,6 +20,7 @@ Python 3 standard library only.
 """
 import argparse
 import hashlib
+import difflib
 import json
 import math
 import os
@@ -171,6 +175,7 @@ def build():
     rc = setup(quiet=True)
     if rc:
         return rc
+    announce_first_build()
     if PREBUILT:  # a read-only install with its programs: nothing to make
         return 0
     make = ["make", "-s", "-C", ROOT]
@@ -185,6 +190,82 @@ def build():
               "cudalab itself, not with your kernels", file=sys.stderr)
         return 4
     return 0
+
+
+def announce_first_build():
+    """Say what the first build's silence is (the grader, the dashboard and
+    the device probe compile once, ~15 s on two cores)."""
+    missing = [p for p in (GRADER, UI, os.path.join(ROOT, "build",
+                                                     "devprobe"))
+               if not os.path.exists(p)]
+    if missing:
+        print("cudalab: building the grader, the dashboard and the device "
+              "probe (once; about 15 s) ...", file=sys.stderr, flush=True)
+
+
+def resolve_lab(name):
+    """The lab a user meant: its name, any case (SAXPY), or the number
+    `list` shows (2). Returns (lab, None), or (None, why) with the labs and
+    a "did you mean" when the name is close to one."""
+    labs = lab_manifests()
+    if name in labs:
+        return name, None
+    order = {str(m.get("order")): n for n, m in labs.items()}
+    lower = {n.lower(): n for n in labs}
+    if name.strip().rstrip(".") in order:
+        return order[name.strip().rstrip(".")], None
+    if name.lower() in lower:
+        return lower[name.lower()], None
+    near = difflib.get_close_matches(name.lower(), list(lower), n=1,
+                                     cutoff=0.6)
+    listing = ", ".join("%s. %s" % (m.get("order"), n)
+                        for n, m in labs.items())
+    return None, ("no lab called \"%s\"%s (labs: %s; a lab's number "
+                  "works too)" % (name, "; did you mean %s?" % lower[near[0]]
+                                  if near else "", listing))
+
+
+def one_step(args):
+    """--step may be given once: the grader runs one step, or the whole
+    lab. Returns an error message, or None (args.step is then one value)."""
+    steps = getattr(args, "step", None)
+    if isinstance(steps, list):
+        if len(steps) > 1:
+            return ("--step given %d times (%s): a run checks one step, or "
+                    "the whole lab without --step; run the steps one after "
+                    "the other" % (len(steps), ", ".join(steps)))
+        args.step = steps[0]
+    return None
+
+
+def print_summary(command, results, to):
+    """After `run.py test` (or bench): every lab's passed/total and verdict,
+    and where the results are kept."""
+    listing = subprocess.run([GRADER, "--root", ROOT, "list", "--json"],
+                             stdout=subprocess.PIPE, text=True,
+                             env=dict(os.environ))
+    try:
+        labs = {lab["name"]: lab for lab in json.loads(listing.stdout)}
+    except ValueError:
+        labs = {}
+    words = {0: "PASS", 1: "FAIL", 2: "USAGE ERROR", 3: "NOT GRADED",
+             4: "GRADER ERROR"}
+    lines = [""]
+    if len(results) > 1:
+        lines.append("summary of `run.py %s`:" % command)
+    for name, rc in results if len(results) > 1 else []:
+        lab = labs.get(name, {})
+        lines.append("  %-3s %-11s %d/%d step(s) passed   %s" % (
+            "%s." % lab.get("order", "?"), name, lab.get("passed", 0),
+            lab.get("steps", 0), words.get(rc, "exit %d" % rc)))
+    state = state_dir()
+    shown = (os.path.relpath(state) if state.startswith(os.getcwd() + os.sep)
+             else state)
+    lines.append("results kept in %s/: results/LAB.json (the last verdict "
+                 "of each step), history.jsonl (every run), "
+                 "runs/LAB-last.jsonl (the last run's events: `python3 "
+                 "run.py show`)" % shown)
+    print("\n".join(lines), file=to)
 
 
 def commit_id():
@@ -680,6 +761,100 @@ def record(args):
     return 0
 
 
+CHECKS_BEGIN = ("<!-- checks: generated from lab.json by `python3 run.py "
+                "docs`; edit lab.json, then run it -->")
+CHECKS_END = "<!-- /checks -->"
+OP_WORDS = {">=": "≥", "<=": "≤", ">": ">", "<": "<", "==": "="}
+
+
+def checks_block(lab):
+    """The checks of one lab (an entry of `cudalab-grader list --json`) as
+    Markdown: every step's checks with metric, op, bound and unit, where
+    the figure comes from, and why. Rendered from whatever lab.json says,
+    so a new metric or op needs no change here."""
+    def bound(c):
+        b = c["bound"]
+        text = ("%d" % b) if float(b).is_integer() else ("%g" % b)
+        unit = c.get("unit") or ""
+        return "%s %s%s" % (OP_WORDS.get(c["op"], c["op"]), text,
+                            (" " + unit) if unit else "")
+    lines = [CHECKS_BEGIN,
+             "| step | file | checked | bar | measured by | why |",
+             "|---|---|---|---|---|---|"]
+    for st in lab["step_list"]:
+        checks = st.get("checks") or []
+        if not checks:
+            lines.append("| %s | `%s` | correct results only | | | |"
+                         % (st["id"], st["file"]))
+        for k, c in enumerate(checks):
+            lines.append("| %s | %s | `%s` | %s | %s | %s |" % (
+                st["id"] if k == 0 else "",
+                "`%s`" % st["file"] if k == 0 else "",
+                c["metric"], bound(c), c.get("source", ""),
+                c.get("why", "").replace("|", "\\|")))
+    lines += ["",
+              "Every step must first be correct on every case (see above); "
+              "a step is timed only when it is, at the timed size the "
+              "harness chooses for the GPU it runs on (the results table "
+              "gives n for the GPU measured). Checks measured by the *ptx* "
+              "or the *compiler* are judged without a GPU too."]
+    san = lab.get("sanitize")
+    if san:
+        lines += ["", "`sanitizer_errors` counts what compute-sanitizer's "
+                  "%s report%s on the case \"%s\"."
+                  % (" and ".join("`%s`" % t for t in san["tools"]),
+                     "" if len(san["tools"]) > 1 else "s", san["case"])]
+    lines.append(CHECKS_END)
+    return "\n".join(lines)
+
+
+def docs(args):
+    """`run.py docs`: write each lab README's checks block from its lab.json
+    (or, with --check, only say which are out of date: exit 1)."""
+    rc = build()
+    if rc:
+        return rc
+    out = subprocess.run([GRADER, "--root", ROOT, "list", "--json"],
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        labs = json.loads(out.stdout or "[]")
+    except ValueError:
+        labs = []
+    if out.returncode != 0 or not labs:
+        print("cudalab: cannot read the labs (see above)", file=sys.stderr)
+        return 4
+    stale = []
+    for lab in labs:
+        path = os.path.join(ROOT, "labs", lab["name"], "README.md")
+        with open(path) as f:
+            text = f.read()
+        if CHECKS_BEGIN not in text or CHECKS_END not in text:
+            print("cudalab: %s has no checks block (%s ... %s)"
+                  % (os.path.relpath(path, ROOT), CHECKS_BEGIN, CHECKS_END),
+                  file=sys.stderr)
+            stale.append(path)
+            continue
+        head, rest = text.split(CHECKS_BEGIN, 1)
+        _, tail = rest.split(CHECKS_END, 1)
+        new = head + checks_block(lab) + tail
+        if new == text:
+            continue
+        stale.append(path)
+        if not args.check:
+            with open(path, "w") as f:
+                f.write(new)
+            print("cudalab: wrote the checks of %s into %s"
+                  % (lab["name"], os.path.relpath(path, ROOT)))
+    if args.check and stale:
+        print("cudalab: out of date with lab.json: %s; run `python3 run.py "
+              "docs`" % ", ".join(os.path.relpath(p, ROOT) for p in stale),
+              file=sys.stderr)
+        return 1
+    if not stale:
+        print("cudalab: every lab README's checks block matches its lab.json")
+    return 0
+
+
 def lab_names():
     """Labs in workshop order, from the grader (which validates manifests)."""
     out = subprocess.run([GRADER, "--root", ROOT, "list", "--json"],
@@ -753,10 +928,12 @@ def grade_labs(command, args):
     if args.verbose:
         flags.append("--verbose")
     worst = 0
+    results = []
     for lab in labs:
         rc = grader(command, lab, *flags)
         # a grader without a sandbox says so: once, not once per lab
         os.environ["CUDALAB_SANDBOX_SAID"] = "1"
+        results.append((lab, rc))
         svg = draw_variants(lab) if command == "bench" else None
         if svg:
             print("cudalab: bandwidth against the variants: %s" % svg,
@@ -765,6 +942,7 @@ def grade_labs(command, args):
         rank = {0: 0, 3: 1, 1: 2, 2: 3, 4: 4}
         if rank.get(rc, 4) > rank.get(worst, 4) or rc not in rank:
             worst = rc
+    print_summary(command, results, sys.stderr if args.json else sys.stdout)
     return worst
 
 
@@ -977,7 +1155,8 @@ def main(argv=None):
     def add_grading(name, help_text):
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.add_argument("lab", nargs="?", help="the lab (default: every lab)")
-        p.add_argument("--step", help="only this step (number or id)")
+        p.add_argument("--step", action="append",
+                       help="only this step (number or id; once)")
         p.add_argument("--src", help="take the step files from this folder")
         p.add_argument("--seed", help="replay the inputs of an earlier run")
         p.add_argument("--time-limit", dest="time_limit", type=float,
@@ -1031,6 +1210,22 @@ def main(argv=None):
                                     "run of LAB in .cudalab/runs/)")
     p.add_argument("--readme", action="append",
                    help="the file(s) to update (repeatable)")
+    p = sub.add_parser("help", help="this help, or a command's: run.py "
+                                    "help test",
+                       description="print the commands, or with COMMAND "
+                                   "that command's options (the same as "
+                                   "`run.py COMMAND --help`)")
+    p.add_argument("topic", nargs="?", metavar="COMMAND")
+    p = sub.add_parser("docs", help="write each lab README's checks "
+                                    "block from its lab.json",
+                       description="write the table of every step's checks "
+                                   "(metric, bound, why) into each "
+                                   "labs/LAB/README.md, between its checks "
+                                   "markers: lab.json is the one place the "
+                                   "bars are written")
+    p.add_argument("--check", action="store_true",
+                   help="change nothing; exit 1 when a block is out of "
+                        "date")
     p = sub.add_parser("setup", help="check and install system packages",
                        description="check nvcc and the system packages; "
                                    "install them when run as root")
@@ -1102,7 +1297,8 @@ def main(argv=None):
                                    "hints that apply, and a roofline of "
                                    "the steps")
     p.add_argument("lab")
-    p.add_argument("--step", help="only step K (number or id)")
+    p.add_argument("--step", action="append",
+                   help="only step K (number or id; once)")
     p.add_argument("--src", help="take the step files from this folder")
     p.add_argument("--plot", metavar="FILE.svg",
                    help="also draw the roofline as an SVG file")
@@ -1128,10 +1324,36 @@ def main(argv=None):
     locate()
     if args.command is None:
         return workshop(parser)
+    if args.command == "help":
+        # `run.py help` = --help; `run.py help CMD` = `run.py CMD --help`
+        if not args.topic:
+            parser.print_help()
+            return 0
+        if args.topic not in sub.choices:
+            print("run.py help: no command %s (commands: %s)"
+                  % (args.topic, ", ".join(sorted(sub.choices))),
+                  file=sys.stderr)
+            return 2
+        sub.choices[args.topic].print_help()
+        return 0
+    why = one_step(args)
+    if why:
+        print("cudalab: %s" % why, file=sys.stderr)
+        return 2
+    if getattr(args, "lab", None) and args.command != "record":
+        lab, why = resolve_lab(args.lab)
+        if not lab:
+            print("cudalab: %s" % why, file=sys.stderr)
+            return 2
+        if lab != args.lab:
+            print("cudalab: lab %s is %s" % (args.lab, lab), file=sys.stderr)
+        args.lab = lab
     if args.command == "setup":
         return setup(args.quiet, args.for_tests)
     if args.command == "record":
         return record(args)
+    if args.command == "docs":
+        return docs(args)
     if args.command == "show":
         return show(args)
     if args.command == "explain":

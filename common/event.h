@@ -21,6 +21,9 @@
  *             capability they take, capability.h)}]
  *             source(dir the student files came from)
  *             commit(of the cudalab tree, from CUDALAB_COMMIT; "unknown")
+ *             limits:{time_limit_s cpu_limit_s compile_limit_s
+ *             file_limit_bytes output_limit_bytes} (what each step run
+ *             and compile was held to; the device event names the GPU)
  *  device     available(bool) reason?  name? cc? sm_count? l2_bytes?
  *             mem_bytes? driver? runtime? copy_gbps? copy_method?
  *             copy_source?("measured"|"cached")  arch(the nvcc -arch used)
@@ -45,7 +48,9 @@
  *             compiled object, the step is not linked; line 0 when the
  *             message names the place itself; the verdict is "rejected")
  *  resources  step kernels:[{name registers spill_store_bytes
- *             spill_load_bytes shared_bytes stack_bytes}]
+ *             spill_load_bytes shared_bytes stack_bytes demangled}]
+ *             (name: the mangled symbol; demangled: as written, e.g.
+ *             saxpy_vec4(int, float, float const*, float*))
  *  ptx        step global_loads global_stores max_load_bytes max_store_bytes
  *             nc_loads async_copies ... (counts of instructions in the PTX
  *             text) ptx_file (the kept PTX, in the build cache)
@@ -53,13 +58,15 @@
  *             kernels:{symbol: facts} (the same facts per kernel, with the
  *             functions it calls: the verdict uses the launched ones)
  *  progress   step phase("correctness"|"timing"|"sweep"|"calibrating"|
- *             "remeasure"|"waiting for the GPU") done total message?
+ *             "remeasure"|"waiting for the GPU"|"build") done total message?
  *             waited_s?   ("calibrating": the grader times the step's
  *             reference solution on this GPU, once; "remeasure": a figure
  *             within its noise of a bar is measured again; "waiting for the
  *             GPU": another run holds this GPU's lock, common/gpulock.h;
  *             sent about once a second while waiting, with the seconds
- *             waited so far)
+ *             waited so far; "build": the lab's harness starts
+ *             compiling (what "harness", file, no step) or a step's
+ *             compile ended (what "compiled"|"failed"))
  *  case       step name ok n? seed mismatches? checked? first?:[{index
  *             expected got input?}] message?   (one correctness case)
  *  guard      step buffer before after first_offset? message
@@ -119,6 +126,8 @@
  *             same as a share of the bar; noise: the figure's uncertainty,
  *             for timing figures; "close": within its noise of the bar
  *             after measuring again — too close to call, not graded)
+ *             needs_gpu?(true: without a device, a check whose metric
+ *             does not come from the build; not judged)
  *  calibration step gbps ci_rel into   (calibrate: the reference's figure
  *             for this step was kept in the folder `into`; grader/
  *             calibration.h)
@@ -133,6 +142,10 @@
  *             timing_withheld says why they are not (a wrong or forged
  *             kernel's "bandwidth" is no measurement). The timing events
  *             before it still carry what was timed, for the record.
+ *             Without a device (verdict "not_graded"), from the build:
+ *             implemented(bool: false while the file still calls
+ *             CUDALAB_TODO()) todo_file? todo_line? static_checks_failed?
+ *             (checks judged from the PTX and the compiler that failed)
  *  run_end    verdict("pass"|"fail"|"not_graded") passed failed not_graded
  *             total seconds
  *

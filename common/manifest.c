@@ -192,14 +192,15 @@ static int load_step(struct loader *ld, json_t *obj, const char *where,
 		     char *const *lab_needs, int lab_cc, struct step_spec *s)
 {
 	static const char *const keys[] = {"id", "title", "file", "hint",
-					   "checks", "needs", NULL};
+					   "launcher", "checks", "needs", NULL};
 	if (!json_is_object(obj))
 		return fail(ld, where, "must be an object");
 	if (only_keys(ld, obj, where, keys) ||
 	    get_string(ld, obj, where, "id", 1, &s->id) ||
 	    get_string(ld, obj, where, "title", 1, &s->title) ||
 	    get_string(ld, obj, where, "file", 1, &s->file) ||
-	    get_string(ld, obj, where, "hint", 1, &s->hint))
+	    get_string(ld, obj, where, "hint", 1, &s->hint) ||
+	    get_string(ld, obj, where, "launcher", 0, &s->launcher))
 		return -1;
 	char field[256];
 	snprintf(field, sizeof(field), "%s.file", where);
@@ -507,6 +508,7 @@ void manifest_free(struct lab_manifest *m)
 		free(s->title);
 		free(s->file);
 		free(s->hint);
+		free(s->launcher);
 	}
 	free(m->steps);
 	free_names(m->needs);

@@ -35,6 +35,10 @@
  *       {"id": "v1", "title": "naive", "file": "saxpy_v1.cu",
  *        "hint": "what to try when this step fails",
  *        "needs": ["cp.async"],             ? as the lab's, for this step
+ *        "launcher": "copy_floats",          ? the function this step's file
+ *                                              must define, when it is not
+ *                                              the interface's (a lab with a
+ *                                              launcher per step)
  *        "checks": [ {"metric": "pct_of_copy", "min": 60,
  *                     "why": "what the check teaches when it fails"} ]}
  *     ]
@@ -83,6 +87,8 @@ struct step_spec {
 			  the step's); NULL when none */
 	int needs_cc;  /* the highest compute capability they take, as
 			  major * 10 + minor; 0 when none */
+	char *launcher; /* the function the file must define; NULL: the
+			   interface's */
 };
 
 struct lab_manifest {

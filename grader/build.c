@@ -3,6 +3,7 @@
 #include "sandbox.h"
 #include "fsutil.h"
 #include "compiler_report.h"
+#include "demangle.h"
 #include "hash.h"
 #include "objcheck.h"
 #include "ptx.h"
@@ -283,6 +284,12 @@ static int build_harness_objects(const struct build_env *env,
 				 lab->harness);
 		snprintf(obj, sizeof(obj), "%s/%s", tmp, parts[i].obj);
 		snprintf(log, sizeof(log), "%s/%s.log", tmp, parts[i].obj);
+		if (env->on_progress)
+			env->on_progress(env->progress_arg, "harness",
+					 parts[i].src ? parts[i].src
+						      : lab->harness,
+					 (int)i, (int)(sizeof(parts) /
+						       sizeof(parts[0])));
 		const char *argv[] = {env->nvcc, fl.arch, CXX_STD, "-O3",
 				      "-lineinfo", fl.inc_common, fl.inc_lab,
 				      "-Xcompiler=-Wall,-Wextra", "-c", src,
@@ -509,6 +516,124 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 	return out;
 }
 
+/* Whether a line of the student's source (not a comment) includes one of
+ * the lab's headers, which declare the launcher extern "C", or says
+ * extern "C" itself. */
+static int declares_c_linkage(const struct lab_manifest *lab,
+			      const char *source)
+{
+	FILE *f = fopen(source, "r");
+	if (!f)
+		return 1; /* cannot tell: do not blame the linkage */
+	char line[1024];
+	int found = 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *p = line + strspn(line, " \t");
+		if (!strncmp(p, "extern \"C\"", 10)) {
+			found = 1;
+			continue;
+		}
+		if (*p != '#')
+			continue;
+		p += 1 + strspn(p + 1, " \t");
+		if (strncmp(p, "include", 7))
+			continue;
+		const char *q = strchr(p, '"');
+		const char *e = q ? strchr(q + 1, '"') : NULL;
+		size_t n = e ? (size_t)(e - q - 1) : 0;
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)n, q ? q + 1 : "");
+		char path[PATH_MAX * 2];
+		snprintf(path, sizeof(path), "%s/%s", lab->dir, name);
+		found = n > 2 && !strcmp(name + n - 2, ".h") &&
+			!strchr(name, '/') && access(path, F_OK) == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Does the student's object define the step's launcher with C linkage?
+ * Read from the object itself (nm), before linking, so a lab whose
+ * launchers are weak (coalescing) reports a missing one at build time, with
+ * or without a GPU, and a C++-mangled definition is named for what it is:
+ * the same name without extern "C" (no lab header included), or a
+ * different parameter list (an overload, not the launcher). Returns 1 with
+ * the message in msg, or 0 when the launcher is there or nm cannot tell.
+ */
+static int launcher_problem(const struct build_env *env,
+			    const struct lab_manifest *lab,
+			    const struct step_build *b, const char *obj,
+			    const char *launcher, char *msg, size_t len)
+{
+	const char *argv[] = {"nm", "-g", "--defined-only", obj, NULL};
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.dir = env->root;
+	c.out_limit = 1 << 20;
+	c.wall_limit_s = 30;
+	if (child_run(&c) < 0 || !c.exited || c.exit_code != 0) {
+		child_release(&c);
+		return 0;
+	}
+	char mangled_prefix[96], cxx[512] = "";
+	snprintf(mangled_prefix, sizeof(mangled_prefix), "_Z%zu%s",
+		 strlen(launcher), launcher);
+	int defined = 0;
+	const char *p = strbuf_str(&c.out);
+	while (*p && !defined) {
+		size_t n = strcspn(p, "\n");
+		char line[1024];
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 1023 ? n : 1023),
+			 p);
+		p += n + (p[n] == '\n');
+		char *sym = strrchr(line, ' ');
+		sym = sym ? sym + 1 : line;
+		if (!strcmp(sym, launcher))
+			defined = 1;
+		else if (!cxx[0] && !strncmp(sym, mangled_prefix,
+					     strlen(mangled_prefix)))
+			demangle(sym, cxx, sizeof(cxx));
+	}
+	child_release(&c);
+	if (defined)
+		return 0;
+	const char *slash = strrchr(lab->dir, '/');
+	const char *lab_dir = slash ? slash + 1 : lab->dir;
+	if (cxx[0] && !declares_c_linkage(lab, b->source))
+		snprintf(msg, len,
+			 "the file defines %s, but as a C++ function: the "
+			 "launcher %s() needs C linkage (extern \"C\"), which "
+			 "the lab's header declares; add #include of the "
+			 "lab's header (see labs/%s/) at the top of the file",
+			 cxx, launcher, lab_dir);
+	else if (cxx[0])
+		snprintf(msg, len,
+			 "the file does not define the launcher %s() with the "
+			 "lab's exact signature: it defines %s, a different "
+			 "function (a different parameter type makes it an "
+			 "overload); see the interface in labs/%s/README.md",
+			 launcher, cxx, lab_dir);
+	else
+		snprintf(msg, len,
+			 "this step's file does not define %s() (is its name "
+			 "spelt as in the interface in labs/%s/README.md?)",
+			 launcher, lab_dir);
+	return 1;
+}
+
+/* Tell the front end that one step's compile ended (build_env.on_progress). */
+static void compiled_one(const struct build_env *env,
+			 const struct step_build *b, const struct child *c,
+			 int done, int total)
+{
+	if (env->on_progress)
+		env->on_progress(env->progress_arg,
+				 c->exited && c->exit_code == 0 ? "compiled"
+								: "failed",
+				 b->step->id, done, total);
+}
+
 /* Load facts.json of a finished cache entry into b. */
 static int load_facts(struct step_build *b)
 {
@@ -542,7 +667,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	/* facts.json is written by this grader's readers (ptx.c,
 	 * compiler_report.c): bump when they change what they report, so a
 	 * cached entry never carries an older reader's figures */
-	hash_str(&base, "facts-v3");
+	hash_str(&base, "facts-v5");
 	hash_str(&base, OBJCHECK_RULES);
 
 	struct lab_flags fl;
@@ -609,6 +734,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	for (size_t i = 0; i < n; i++)
 		kids[i] = (struct child)CHILD_INIT;
 	size_t running = 0, next_wait = 0;
+	int finished = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct step_build *b = &steps[i];
 		struct content_hash h = base;
@@ -631,6 +757,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 			b->resources = json_array();
 			b->ptx = json_object();
 			strbuf_addf(&b->log, "%s\n", why);
+			finished++; /* counted, not announced: no compile ran */
 			continue;
 		}
 		char key[17];
@@ -641,6 +768,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		snprintf(b->exe, sizeof(b->exe), "%s/step", b->dir);
 		if (load_facts(b) == 0) {
 			b->cached = 1;
+			finished++; /* counted, not announced: no compile ran */
 			continue;
 		}
 		snprintf(tmp[i], sizeof(tmp[i]), "%s.tmp%d", b->dir,
@@ -686,7 +814,10 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		while (running >= (size_t)(env->jobs > 0 ? env->jobs : 1)) {
 			while (next_wait < i && kids[next_wait].pid < 0)
 				next_wait++;
-			child_finish(&kids[next_wait++]);
+			child_finish(&kids[next_wait]);
+			compiled_one(env, &steps[next_wait], &kids[next_wait],
+				     ++finished, (int)n);
+			next_wait++;
 			running--;
 		}
 		/* the box's command line is built right before its start:
@@ -712,8 +843,11 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 			running++;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (kids[i].pid > 0 && !kids[i].exited && !kids[i].term_signal)
+		if (kids[i].pid > 0 && !kids[i].exited && !kids[i].term_signal) {
 			child_finish(&kids[i]);
+			compiled_one(env, &steps[i], &kids[i], ++finished,
+				     (int)n);
+		}
 
 	/* Phase 2: link what compiled, read the facts, publish the entry. */
 	for (size_t i = 0; i < n; i++) {
@@ -732,6 +866,12 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		char exe_tmp[PATH_MAX * 2], link_log[PATH_MAX * 2];
 		snprintf(exe_tmp, sizeof(exe_tmp), "%s/step", tmp[i]);
 		snprintf(link_log, sizeof(link_log), "%s/link.log", tmp[i]);
+		char missing[1024] = "";
+		if (ok && launcher_problem(env, lab, b, objp[i],
+					   b->step->launcher ? b->step->launcher
+							     : launcher,
+					   missing, sizeof(missing)))
+			ok = 0;
 		if (ok) {
 			b->rejected = check_object(&names, tmp[i], b->source,
 						   objp[i]);
@@ -752,6 +892,15 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		b->ok = ok;
 		b->diagnostics =
 			compiler_diagnostics(strbuf_str(&b->log), launcher);
+		if (missing[0]) {
+			json_array_append_new(
+				b->diagnostics,
+				json_pack("{s:s, s:i, s:i, s:s, s:s}", "file",
+					  b->source, "line", 0, "column", 0,
+					  "severity", "error", "message",
+					  missing));
+			strbuf_addf(&b->log, "error: %s\n", missing);
+		}
 		if (!ok && !b->rejected &&
 		    compiler_count(b->diagnostics, "error") == 0)
 			json_array_append_new(

@@ -50,6 +50,14 @@ struct build_env {
 				  its output folder; its output is capped at
 				  BUILD_LOG_LIMIT bytes */
 	char nvcc_version[128]; /* filled by build_env_init */
+	/* Optional (NULL: silent): told what the build is doing, so a front
+	 * end never sits silent through nvcc. what is "harness" (before the
+	 * lab's harness and runtime compile, once per content and arch; part
+	 * is the file), or "compiled" / "failed" as each step's compile ends
+	 * (part is the step id; done of total). */
+	void (*on_progress)(void *arg, const char *what, const char *part,
+			    int done, int total);
+	void *progress_arg;
 };
 
 /* Checks nvcc runs and records its version. -1 with err on failure. */

@@ -1,4 +1,5 @@
 #include "compiler_report.h"
+#include "demangle.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,10 @@ json_t *compiler_resources(const char *output)
 					"spill_store_bytes", 0,
 					"spill_load_bytes", 0, "shared_bytes",
 					0, "stack_bytes", 0);
+			char pretty[512];
+			json_object_set_new(cur, "demangled",
+					    json_string(demangle(name, pretty,
+								 sizeof(pretty))));
 			json_array_append_new(kernels, cur);
 			continue;
 		}

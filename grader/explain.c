@@ -1,5 +1,6 @@
 #include "explain.h"
 #include "sandbox.h"
+#include "demangle.h"
 #include "advice.h"
 #include "event.h"
 #include "manifest.h"
@@ -68,9 +69,10 @@ static void print_compiler(FILE *out, json_t *resources, json_t *facts)
 			 (double)json_integer_value(json_object_get(k, "shared_bytes")));
 		fact_max(facts, "stack_bytes",
 			 (double)json_integer_value(json_object_get(k, "stack_bytes")));
+		char name[400];
 		fprintf(out, "  compiler  %s: %lld registers, %lld B spilled, "
 			     "%lld B shared memory, %lld B stack\n",
-			event_str(k, "name"),
+			demangle(event_str(k, "name"), name, sizeof(name)),
 			json_integer_value(json_object_get(k, "registers")),
 			json_integer_value(json_object_get(k, "spill_store_bytes")) +
 				json_integer_value(json_object_get(k, "spill_load_bytes")),
@@ -125,7 +127,15 @@ static void print_memory(FILE *out, json_t *ptx, const char *source,
 		const char *file = event_str(o, "file");
 		char where[96] = "?", code[160] = "";
 		if (line > 0) {
-			/* the line may be in a header (an inlined function) */
+			/* the line may be in a header (an inlined function);
+			 * the step's own file may be named by another folder's
+			 * path (a cached build of the same content, compiled
+			 * from elsewhere, perhaps since deleted): the file
+			 * being explained has the same text */
+			const char *fb = strrchr(file, '/');
+			const char *sb = strrchr(source, '/');
+			if (!strcmp(fb ? fb + 1 : file, sb ? sb + 1 : source))
+				file = source;
 			if (strcmp(file, src_path)) {
 				strbuf_release(&src);
 				strbuf_read_file(&src, file);
@@ -453,6 +463,9 @@ static void print_hints(FILE *out, const struct lab_manifest *lab,
 		const struct step_spec *see = a->see ? manifest_step(lab, a->see) : NULL;
 		struct strbuf text = STRBUF_INIT;
 		strbuf_addf(&text, "%s", a->hint);
+		/* a given kernel with the step's problem (coalescing v3's
+		 * starter) is sent to the step itself: that is its fix; a
+		 * stub never gets here (explain_lab says "not implemented") */
 		if (see)
 			strbuf_addf(&text, " -> step %s, \"%s\", in labs/%s/README.md.",
 				    see->id, see->title, lab->name);
@@ -566,6 +579,17 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 				json_integer_value(json_object_get(d, "line")),
 				event_str(d, "message"));
 			failed = 1;
+			continue;
+		}
+		int todo = step_todo_line(source);
+		if (todo) {
+			/* a stub's build says nothing about the step, and its
+			 * hints would point at the step itself */
+			fprintf(out, "  not implemented: %s:%d still calls "
+				     "CUDALAB_TODO(); write the step (its section "
+				     "in labs/%s/README.md says what it must do), "
+				     "then explain it\n",
+				event_str(step, "file"), todo, lab.name);
 			continue;
 		}
 		json_t *facts = json_object();

@@ -24,6 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The limits of one step run besides its wall clock (run_executable);
+ * run_begin states them, so a gradebook records what a run was held to. */
+#define STEP_CPU_EXTRA_S 30          /* CPU seconds on top of the wall limit */
+#define STEP_FILE_LIMIT (64L << 20)  /* bytes a step may write to a file */
+#define STEP_OUTPUT_LIMIT (16 * 1024) /* bytes of its output kept */
+
 static void emit(event_sink sink, void *arg, json_t *ev)
 {
 	sink(arg, ev);
@@ -272,9 +278,9 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	/* waiting for the GPU lock is not the step's time (at most 10 min) */
 	c->extend_s = &r->gpu_waited_s;
 	c->max_extend_s = 600;
-	c->cpu_limit_s = (long)limit_s + 30;
-	c->file_limit_bytes = 64L << 20;
-	c->out_limit = 16 * 1024;
+	c->cpu_limit_s = (long)limit_s + STEP_CPU_EXTRA_S;
+	c->file_limit_bytes = STEP_FILE_LIMIT;
+	c->out_limit = STEP_OUTPUT_LIMIT;
 	if (child_run(c) < 0 && !r->error)
 		r->error = json_pack("{s:s, s:s, s:s}", "event", "error", "kind",
 				     "harness", "message", c->error);
@@ -403,6 +409,99 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 		step_build_release(&pts[k]);
 	free(pts);
 	free(value_of);
+}
+
+/* (grade.h) Read from the text, outside comments and strings: the harness
+ * reports the same marker when it runs; this finds it without running
+ * anything, so a student without a GPU still learns which steps are
+ * written. */
+int step_todo_line(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	static const char mark[] = "CUDALAB_TODO";
+	int line = 1, found = 0, in_block = 0, in_line = 0, quote = 0;
+	int ch, prev = 0;
+	char ident[64];
+	size_t il = 0;
+	while (!found && (ch = fgetc(f)) != EOF) {
+		if (in_block) {
+			in_block = !(prev == '*' && ch == '/');
+		} else if (in_line) {
+			in_line = ch != '\n';
+		} else if (quote) {
+			if (ch == quote && prev != '\\')
+				quote = 0;
+		} else if (prev == '/' && ch == '*') {
+			in_block = 1;
+			ch = 0; /* the star opens; it cannot also close */
+		} else if (prev == '/' && ch == '/') {
+			in_line = 1;
+		} else if (ch == '"' || ch == '\'') {
+			quote = ch;
+		}
+		int word = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+			   (ch >= '0' && ch <= '9') || ch == '_';
+		if (word && !in_block && !in_line && !quote) {
+			if (il + 1 < sizeof(ident))
+				ident[il++] = (char)ch;
+		} else if (il) {
+			ident[il] = '\0';
+			found = !strcmp(ident, mark);
+			il = 0;
+		}
+		if (!found && ch == '\n')
+			line++;
+		prev = ch;
+	}
+	fclose(f);
+	return found ? line : 0;
+}
+
+/*
+ * Without a device: what the build alone tells about a step. Emits the
+ * checks judged from the PTX and the compiler (verdict_checks_static) and
+ * records on end whether the step is written ("implemented", and the
+ * CUDALAB_TODO() line of a stub), so a report can say "not implemented"
+ * or "builds" beside NOT GRADED.
+ */
+static void judge_without_device(const struct step_build *b,
+				 struct step_outcome *r, json_t *end_facts,
+				 event_sink sink, void *arg)
+{
+	int todo = step_todo_line(b->source);
+	json_object_set_new(end_facts, "implemented", json_boolean(!todo));
+	if (todo) {
+		json_object_set_new(end_facts, "todo_file",
+				    json_string(b->step->file));
+		json_object_set_new(end_facts, "todo_line", json_integer(todo));
+		return; /* a stub's PTX says nothing about the step */
+	}
+	char fail[600] = "";
+	int failed = verdict_checks_static(b->step, r->metrics, sink, arg,
+					   fail, sizeof(fail));
+	json_object_set_new(end_facts, "static_checks_failed",
+			    json_integer(failed));
+}
+
+/* build_env.on_progress: a "progress" event in the "build" phase, so the
+ * reporters say what nvcc is doing while it works. */
+struct build_progress {
+	event_sink sink;
+	void *arg;
+};
+
+static void on_build_progress(void *arg, const char *what, const char *part,
+			      int done, int total)
+{
+	struct build_progress *p = arg;
+	int harness = !strcmp(what, "harness");
+	json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i}", "event",
+			       "progress", "phase", "build", "what", what,
+			       harness ? "file" : "step", part, "done", done,
+			       "total", total);
+	emit(p->sink, p->arg, ev);
 }
 
 static void iso_now(char *buf, size_t len)
@@ -717,9 +816,12 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	}
 	src_dir = src_abs;
 
+	struct build_progress progress = {sink, arg};
 	struct build_env env = {.root = o->root, .build_dir = o->build_dir,
 				.nvcc = "nvcc", .jobs = o->jobs,
-				.compile_limit_s = 300};
+				.compile_limit_s = 300,
+				.on_progress = on_build_progress,
+				.progress_arg = &progress};
 	if (build_env_init(&env, err, errlen) < 0) {
 		manifest_free(&lab);
 		return -1;
@@ -757,12 +859,23 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		json_array_append_new(steps_list, entry);
 	}
 	const char *commit = getenv("CUDALAB_COMMIT");
-	emit(sink, arg,
-	     json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s}", "event",
-		       "run_begin", "schema", EVENT_SCHEMA, "lab", lab.name,
-		       "title", lab.title, "mode", o->bench ? "bench" : "test",
-		       "started", started, "steps", steps_list, "source",
-		       src_dir, "commit", commit && *commit ? commit : "unknown"));
+	json_t *begin = json_pack(
+		"{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s}", "event",
+		"run_begin", "schema", EVENT_SCHEMA, "lab", lab.name, "title",
+		lab.title, "mode", o->bench ? "bench" : "test", "started",
+		started, "steps", steps_list, "source", src_dir, "commit",
+		commit && *commit ? commit : "unknown");
+	double step_limit = o->time_limit_s > 0 ? o->time_limit_s
+						: lab.time_limit_s;
+	json_object_set_new(
+		begin, "limits",
+		json_pack("{s:f, s:f, s:f, s:I, s:i}", "time_limit_s",
+			  step_limit, "cpu_limit_s",
+			  step_limit + STEP_CPU_EXTRA_S, "compile_limit_s",
+			  env.compile_limit_s, "file_limit_bytes",
+			  (json_int_t)STEP_FILE_LIMIT, "output_limit_bytes",
+			  STEP_OUTPUT_LIMIT));
+	emit(sink, arg, begin);
 
 	/* The device first: it decides the arch we compile for. */
 	char probe[4096];
@@ -997,6 +1110,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		outcome_add_static(&r, b->resources, b->ptx);
 		struct child c = CHILD_INIT;
 		double seconds = 0;
+		json_t *static_facts = json_object();
 		if (beyond[i][0]) {
 			snprintf(summary, sizeof(summary), "NOT GRADED: %s",
 				 beyond[i]);
@@ -1015,6 +1129,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			snprintf(summary, sizeof(summary),
 				 "not run: no CUDA device (see the GPU line)");
 			verdict = "not_graded";
+			judge_without_device(b, &r, static_facts, sink, arg);
 		} else {
 			double limit = o->time_limit_s > 0 ? o->time_limit_s
 							   : lab.time_limit_s;
@@ -1072,6 +1187,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 					seconds);
 		if (strcmp(verdict, "pass") && !beyond[i][0])
 			json_object_set_new(end, "hint", json_string(s->hint));
+		json_object_update(end, static_facts);
+		json_decref(static_facts);
 		static const char *const shown[] = {
 			"elements_per_thread", "waves", "registers",
 			"occupancy_pct", "inst_per_element", NULL};

@@ -64,4 +64,11 @@ struct grade_opts {
 int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	      char *err, size_t errlen);
 
+/*
+ * The line of the first CUDALAB_TODO() call in the step file at path,
+ * outside comments and strings: the starter's stub is still there. 0 when
+ * there is none (or the file cannot be read).
+ */
+int step_todo_line(const char *path);
+
 #endif

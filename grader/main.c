@@ -14,6 +14,7 @@
 #include "grade.h"
 #include "manifest.h"
 #include "paths.h"
+#include "metric.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
@@ -254,20 +255,36 @@ static int cmd_list(const char *root, const char *state, int as_json)
 			json_t *se = json_object_get(steps, labs[i].steps[k].id);
 			const char *v = json_string_value(json_object_get(se, "verdict"));
 			passed += v && !strcmp(v, "pass");
+			const struct step_spec *sp = &labs[i].steps[k];
+			json_t *checks = json_array();
+			for (size_t c = 0; c < sp->nchecks; c++) {
+				const struct metric_info *m =
+					metric_find(sp->checks[c].metric);
+				json_array_append_new(
+					checks,
+					json_pack("{s:s, s:s, s:f, s:s, s:s, s:s}",
+						  "metric", sp->checks[c].metric,
+						  "op",
+						  sp->checks[c].op == CHECK_AT_LEAST
+							  ? ">="
+							  : "<=",
+						  "bound", sp->checks[c].bound,
+						  "unit", m ? m->unit : "",
+						  "source", m ? m->source : "",
+						  "why", sp->checks[c].why));
+			}
 			json_t *entry = json_pack(
-				"{s:s, s:s, s:s, s:s}", "id", labs[i].steps[k].id,
-				"title", labs[i].steps[k].title, "file",
-				labs[i].steps[k].file, "verdict",
-				v ? v : "not run");
-			if (labs[i].steps[k].needs) {
+				"{s:s, s:s, s:s, s:s, s:o}", "id", sp->id,
+				"title", sp->title, "file", sp->file, "verdict",
+				v ? v : "not run", "checks", checks);
+			if (sp->needs) {
 				/* what the GPU must have (capability.h) */
 				json_t *needs = json_array();
-				for (char **nm = labs[i].steps[k].needs; *nm; nm++)
+				for (char **nm = sp->needs; *nm; nm++)
 					json_array_append_new(needs,
 							      json_string(*nm));
 				char cc_s[16];
-				cc_format(labs[i].steps[k].needs_cc, cc_s,
-					  sizeof(cc_s));
+				cc_format(sp->needs_cc, cc_s, sizeof(cc_s));
 				json_object_set_new(entry, "needs", needs);
 				json_object_set_new(entry, "needs_cc",
 						    json_string(cc_s));
@@ -275,12 +292,24 @@ static int cmd_list(const char *root, const char *state, int as_json)
 			json_array_append_new(st, entry);
 		}
 		json_decref(res);
-		json_array_append_new(
-			all, json_pack("{s:s, s:s, s:i, s:i, s:i, s:o}", "name",
-				       labs[i].name, "title", labs[i].title,
-				       "order", labs[i].order, "passed", passed,
-				       "steps", (int)labs[i].nsteps, "step_list",
-				       st));
+		json_t *lab_json = json_pack(
+			"{s:s, s:s, s:i, s:i, s:i, s:o, s:f}", "name",
+			labs[i].name, "title", labs[i].title, "order",
+			labs[i].order, "passed", passed, "steps",
+			(int)labs[i].nsteps, "step_list", st, "time_limit_s",
+			labs[i].time_limit_s);
+		if (labs[i].sanitize_tools) {
+			json_t *tools = json_array();
+			for (char **t = labs[i].sanitize_tools; *t; t++)
+				json_array_append_new(tools, json_string(*t));
+			json_object_set_new(
+				lab_json, "sanitize",
+				json_pack("{s:o, s:s}", "tools", tools, "case",
+					  labs[i].sanitize_case
+						  ? labs[i].sanitize_case
+						  : ""));
+		}
+		json_array_append_new(all, lab_json);
 		if (!as_json)
 			printf("%d. %-10s %-44s %d/%zu steps passed\n",
 			       labs[i].order, labs[i].name, labs[i].title,

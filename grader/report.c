@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "demangle.h"
+
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
 #define C_DIM "\033[2m"
@@ -21,6 +23,7 @@ void report_init(struct report *r, FILE *out, int color, int verbose)
 	r->details = json_array();
 	r->sweeps = json_array();
 	r->waited_shown = -1;
+	r->built = json_object();
 }
 
 void report_release(struct report *r)
@@ -31,13 +34,22 @@ void report_release(struct report *r)
 	json_decref(r->timings);
 	json_decref(r->details);
 	json_decref(r->sweeps);
+	json_decref(r->built);
 }
 
 static void remember(struct report *r, json_t *ev)
 {
 	json_array_append(r->log, ev);
 	const char *k = event_kind(ev);
-	if (!strcmp(k, "sweep")) {
+	if (!strcmp(k, "resources") || !strcmp(k, "ptx")) {
+		const char *step = event_str(ev, "step");
+		json_t *b = json_object_get(r->built, step);
+		if (!b) {
+			b = json_object();
+			json_object_set_new(r->built, step, b);
+		}
+		json_object_set(b, k, ev);
+	} else if (!strcmp(k, "sweep")) {
 		json_array_append(r->sweeps, ev);
 	} else if (!strcmp(k, "device")) {
 		json_decref(r->device);
@@ -157,6 +169,41 @@ static void print_device(struct report *r, json_t *ev)
 			event_str(ev, "gpu_lock_error"));
 }
 
+/* Say what the silence is while nvcc works: the first compile of a lab
+ * also builds its harness, several seconds before any step is done. */
+static void print_compile_phase(struct report *r, json_t *ev)
+{
+	const char *status = event_str(ev, "status");
+	if (!strcmp(status, "started")) {
+		if (r->compiling++ == 0) {
+			fprintf(r->out, "build  compiling the step files with "
+					"nvcc (unchanged files come from the "
+					"cache; a lab's first build also "
+					"compiles its harness: ~10 s) ...\n");
+			fflush(r->out);
+		}
+		return;
+	}
+	if (r->compiled++ == 0)
+		fprintf(r->out, "build  done: %d step file(s)\n", r->compiling);
+}
+
+/* nvcc at work: the harness's files once, then each step as it ends. */
+static void print_build_progress(struct report *r, json_t *ev)
+{
+	const char *what = event_str(ev, "what");
+	if (!strcmp(what, "harness"))
+		fprintf(r->out, "build  compiling the lab's harness: %s "
+				"(%d/%d, once per harness and GPU arch)\n",
+			event_str(ev, "file"), (int)event_num(ev, "done") + 1,
+			(int)event_num(ev, "total"));
+	else
+		fprintf(r->out, "build  %s %s (%d/%d)\n", event_str(ev, "step"),
+			!strcmp(what, "failed") ? "does not compile" : "compiled",
+			(int)event_num(ev, "done"), (int)event_num(ev, "total"));
+	fflush(r->out);
+}
+
 static void print_compile(struct report *r, json_t *ev)
 {
 	const char *status = event_str(ev, "status");
@@ -241,6 +288,63 @@ static void print_waiting(struct report *r, json_t *ev)
 	fflush(r->out);
 }
 
+/* The build's facts of a step: its kernels' resources, its PTX's global
+ * memory instructions. One line each, or every kernel and fact (verbose). */
+static void print_built(struct report *r, const char *step)
+{
+	json_t *b = json_object_get(r->built, step);
+	if (!b)
+		return;
+	json_t *kernels = json_object_get(json_object_get(b, "resources"),
+					  "kernels");
+	size_t i, n = json_array_size(kernels);
+	json_t *k;
+	json_array_foreach(kernels, i, k)
+	{
+		if (!r->verbose && i > 0) {
+			fprintf(r->out, " (+%zu more kernel%s: --verbose)",
+				n - 1, n > 2 ? "s" : "");
+			break;
+		}
+		char name[512];
+		if (r->verbose)
+			demangle(event_str(k, "name"), name, sizeof(name));
+		else
+			demangle_short(event_str(k, "name"), name,
+				       sizeof(name));
+		double spill = event_num(k, "spill_store_bytes") +
+			       event_num(k, "spill_load_bytes");
+		fprintf(r->out, "%s  kernel %s: %d registers, %.0f B spilled, "
+				"%.0f B shared, %.0f B stack",
+			i ? "\n" : "", name, (int)event_num(k, "registers"),
+			spill, event_num(k, "shared_bytes"),
+			event_num(k, "stack_bytes"));
+	}
+	if (n)
+		fputc('\n', r->out);
+	json_t *p = json_object_get(b, "ptx");
+	if (!p)
+		return;
+	double loads = event_num(p, "global_loads");
+	double stores = event_num(p, "global_stores");
+	fprintf(r->out, "  memory %.0f global load(s) up to %.0f B wide, "
+			"%.0f read-only (.nc); %.0f store(s) up to %.0f B",
+		loads, event_num(p, "max_load_bytes"), event_num(p, "nc_loads"),
+		stores, event_num(p, "max_store_bytes"));
+	if (event_num(p, "async_copies") > 0)
+		fprintf(r->out, "; %.0f async copies",
+			event_num(p, "async_copies"));
+	fprintf(r->out, " (PTX, each instruction once)\n");
+	if (r->verbose) {
+		static const char *const more[] = {"barriers", "shuffles",
+						   "rem_ops", NULL};
+		fprintf(r->out, "  ptx   ");
+		for (const char *const *m = more; *m; m++)
+			fprintf(r->out, " %s %.0f", *m, event_num(p, *m));
+		fprintf(r->out, "  (%s)\n", event_str(p, "ptx_file"));
+	}
+}
+
 static void print_step_end(struct report *r, json_t *ev)
 {
 	const char *v = event_str(ev, "verdict");
@@ -257,6 +361,16 @@ static void print_step_end(struct report *r, json_t *ev)
 		*p = *p == '_' ? ' ' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
 	fprintf(r->out, "%s%-15s%s", col(r, pass ? C_GREEN : ng ? C_YELLOW : C_RED),
 		label, col(r, C_RESET));
+	json_t *impl = json_object_get(ev, "implemented");
+	if (json_is_false(impl))
+		fprintf(r->out, " · not implemented (%s:%d still calls "
+				"CUDALAB_TODO())",
+			event_str(ev, "todo_file"), (int)event_num(ev, "todo_line"));
+	else if (json_is_true(impl))
+		fprintf(r->out, " · builds%s",
+			event_num(ev, "static_checks_failed") > 0
+				? ", but a check judged from the build fails"
+				: "");
 	if (json_is_number(json_object_get(ev, "median_us")))
 		fprintf(r->out, " %9.1f us  %6.0f GB/s  %5.1f%% of copy",
 			event_num(ev, "median_us"), event_num(ev, "gbps"), event_num(ev, "pct_of_copy"));
@@ -266,9 +380,24 @@ static void print_step_end(struct report *r, json_t *ev)
 	else if (json_is_number(json_object_get(ev, "speedup_vs_first")))
 		fprintf(r->out, "  %.2fx vs step 1", event_num(ev, "speedup_vs_first"));
 	fprintf(r->out, "\n");
+	if (!json_is_false(json_object_get(ev, "implemented")) || r->verbose)
+		print_built(r, event_str(ev, "step"));
 	size_t i;
 	json_t *d;
-	json_array_foreach(r->details, i, d) print_detail(r, d);
+	char need_gpu[512] = "";
+	json_array_foreach(r->details, i, d)
+	{
+		if (json_is_true(json_object_get(d, "needs_gpu"))) {
+			size_t l = strlen(need_gpu);
+			snprintf(need_gpu + l, sizeof(need_gpu) - l, "%s%s",
+				 l ? ", " : "", event_str(d, "id"));
+			continue;
+		}
+		print_detail(r, d);
+	}
+	if (need_gpu[0])
+		fprintf(r->out, "  %sneeds a GPU%s %s\n", col(r, C_YELLOW),
+			col(r, C_RESET), need_gpu);
 	json_array_clear(r->details);
 	if (!pass)
 		fprintf(r->out, "  %s\n", event_str(ev, "summary"));
@@ -297,7 +426,11 @@ void report_text(void *arg, json_t *ev)
 		 * lab): the code runs unconfined (grade.h) */
 		fprintf(o, "%ssandbox: off%s (%s): the code runs without it\n",
 			col(r, C_DIM), col(r, C_RESET), event_str(ev, "reason"));
+	} else if (!strcmp(k, "progress") &&
+		   !strcmp(event_str(ev, "phase"), "build")) {
+		print_build_progress(r, ev);
 	} else if (!strcmp(k, "compile")) {
+		print_compile_phase(r, ev);
 		print_compile(r, ev);
 	} else if (!strcmp(k, "step_begin")) {
 		json_array_clear(r->details);
@@ -310,11 +443,16 @@ void report_text(void *arg, json_t *ev)
 		fflush(o);
 	} else if (!strcmp(k, "case") || !strcmp(k, "guard") ||
 		   !strcmp(k, "check")) {
+		/* without a device, the checks judged from the build are the
+		 * only verdicts there are: show the passing ones too */
+		int no_device = r->device && !json_is_true(json_object_get(
+						     r->device, "available"));
 		int shown = !strcmp(k, "guard") ||
 			    (!strcmp(k, "case") &&
 			     !json_is_true(json_object_get(ev, "ok"))) ||
 			    (!strcmp(k, "check") &&
-			     (strcmp(event_str(ev, "status"), "pass") || r->verbose));
+			     (strcmp(event_str(ev, "status"), "pass") ||
+			      r->verbose || no_device));
 		if (shown)
 			json_array_append(r->details, ev);
 	} else if (!strcmp(k, "progress") &&

@@ -5,6 +5,13 @@
  * report_text: prints a readable, line-oriented account as events arrive:
  * one block per step with its verdict, numbers, failing checks, mismatches
  * and the hint; then the summary line. Colour only when `color` is set.
+ * Each phase that takes a while (compiling, then each step's run) is
+ * announced before it starts. Under each step: its kernels' registers and
+ * spills and its global memory instructions from the PTX (one line each;
+ * every kernel and every fact with verbose). Without a device a step says
+ * whether it is written ("builds") or still the starter's stub ("not
+ * implemented"), and which checks were judged from the build and which
+ * need a GPU.
  *
  * Both are event_sink functions (grade.h) taking a struct report as arg.
  * They read events and never change them.
@@ -30,6 +37,10 @@ struct report {
 	char step[32];    /* the step whose line is open (after step_begin) */
 	char step_title[128];
 	int waited_shown; /* seconds of waiting for the GPU last printed, -1 */
+	json_t *built;    /* step id -> {"resources": ev, "ptx": ev}: what the
+			     build found, printed under the step's line */
+	int compiling;    /* compile "started" events seen, not yet done */
+	int compiled;     /* compile results seen */
 };
 
 void report_init(struct report *r, FILE *out, int color, int verbose);

@@ -329,6 +329,73 @@ void outcome_add_static(struct step_outcome *o, const json_t *resources,
 	}
 }
 
+const char *verdict_number(double x, char *buf, size_t len)
+{
+	/* whole numbers as integers (16384 B, not 1.638e+04 B); else four
+	 * significant digits, never in exponent form for everyday sizes */
+	if (x == (double)(long long)x && x > -1e15 && x < 1e15)
+		snprintf(buf, len, "%lld", (long long)x);
+	else if ((x > -1e-3 && x < 1e-3) || x >= 1e9 || x <= -1e9)
+		snprintf(buf, len, "%.4g", x);
+	else {
+		int digits = 0;
+		for (double a = x < 0 ? -x : x; a >= 1 && digits < 4; a /= 10)
+			digits++;
+		snprintf(buf, len, "%.*f", 4 - digits > 0 ? 4 - digits : 0, x);
+		/* drop trailing zeros after the point: 2.50 -> 2.5 */
+		char *dot = strchr(buf, '.');
+		if (dot) {
+			char *e = buf + strlen(buf) - 1;
+			while (e > dot && *e == '0')
+				*e-- = '\0';
+			if (e == dot)
+				*e = '\0';
+		}
+	}
+	return buf;
+}
+
+int verdict_checks_static(const struct step_spec *s, json_t *metrics,
+			  event_sink sink, void *arg, char *fail_msg,
+			  size_t fail_len)
+{
+	int failed = 0;
+	for (size_t i = 0; i < s->nchecks; i++) {
+		const struct check_spec *c = &s->checks[i];
+		const struct metric_info *m = metric_find(c->metric);
+		int is_static = !strcmp(m->source, "ptx") ||
+				!strcmp(m->source, "compiler");
+		if (is_static) {
+			/* one check at a time through the ordinary judge */
+			struct step_spec one = *s;
+			one.checks = (struct check_spec *)c;
+			one.nchecks = 1;
+			struct check_summary cs;
+			verdict_checks(&one, metrics, sink, arg, &cs);
+			if (cs.fail[0]) {
+				failed++;
+				if (!*fail_msg)
+					snprintf(fail_msg, fail_len, "%s",
+						 cs.fail);
+			}
+			continue;
+		}
+		const char *op = c->op == CHECK_AT_LEAST ? ">=" : "<=";
+		char id[96], why[256];
+		snprintf(id, sizeof(id), "%s %s %g", c->metric, op, c->bound);
+		snprintf(why, sizeof(why), "%s needs a GPU (it comes from the "
+			 "%s)", c->metric, m->source);
+		emit(sink, arg,
+		     json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:s, s:s, s:s, "
+			       "s:b}",
+			       "event", "check", "step", s->id, "id", id,
+			       "metric", c->metric, "required", c->bound, "op",
+			       op, "unit", m->unit, "status", "not_measured",
+			       "message", why, "needs_gpu", 1));
+	}
+	return failed;
+}
+
 /* Evaluate the step's checks; emits a check event for each (verdict.h). */
 void verdict_checks(const struct step_spec *s, json_t *metrics,
 		    event_sink sink, void *arg, struct check_summary *out)
@@ -401,19 +468,23 @@ void verdict_checks(const struct step_spec *s, json_t *metrics,
 				    json_string(close ? "close"
 						: ok  ? "pass"
 						      : "fail"));
-		char msg[512];
+		char msg[512], xs[32], bs[32], ms[32];
 		if (close)
 			snprintf(msg, sizeof(msg),
-				 "%s: %.4g%s%s +/- %.2g, needs %s %g — too close "
+				 "%s: %s%s%s +/- %.2g, needs %s %s — too close "
 				 "to call: the bar is inside the measurement's "
 				 "uncertainty",
-				 c->metric, x, *m->unit ? " " : "", m->unit,
-				 noise, op, c->bound);
+				 c->metric, verdict_number(x, xs, sizeof(xs)),
+				 *m->unit ? " " : "", m->unit, noise, op,
+				 verdict_number(c->bound, bs, sizeof(bs)));
 		else
 			snprintf(msg, sizeof(msg),
-				 "%s: %.4g%s%s, needs %s %g (margin %+.3g) — %s",
-				 c->metric, x, *m->unit ? " " : "", m->unit, op,
-				 c->bound, margin, c->why);
+				 "%s: %s%s%s, needs %s %s (margin %s%s) — %s",
+				 c->metric, verdict_number(x, xs, sizeof(xs)),
+				 *m->unit ? " " : "", m->unit, op,
+				 verdict_number(c->bound, bs, sizeof(bs)),
+				 margin >= 0 ? "+" : "",
+				 verdict_number(margin, ms, sizeof(ms)), c->why);
 		json_object_set_new(ev, "message", json_string(msg));
 		if (close && !out->close[0])
 			snprintf(out->close, sizeof(out->close), "%s", msg);

@@ -127,6 +127,22 @@ void verdict_checks(const struct step_spec *s, json_t *metrics,
  * caller measures again before deciding. */
 int verdict_has_close_call(const struct step_spec *s, const json_t *metrics);
 
+ * Without a device: judge the checks whose metric is known from the build
+ * alone (PTX facts, the compiler's resources) exactly as verdict_checks
+ * would, and emit each other check as "not_measured" with needs_gpu true
+ * ("pct_of_copy needs a GPU ..."). Returns how many static checks failed
+ * (the first one's message in fail_msg). The step stays not graded: what
+ * needs a device was not judged.
+ */
+int verdict_checks_static(const struct step_spec *s, json_t *metrics,
+			  event_sink sink, void *arg, char *fail_msg,
+			  size_t fail_len);
+
+/* x for a message: an integer when whole (16384), else 4 significant
+ * digits (2.75, 0.05). Returns buf. */
+const char *verdict_number(double x, char *buf, size_t len);
+
+
 /* checks may be NULL (the step was not checked). */
 const char *verdict_decide(const struct step_outcome *r,
 			   const struct child *c,

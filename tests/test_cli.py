@@ -71,7 +71,7 @@ def no_gpu_path(t, state):
     t.record("cli: without a GPU, `run.py test saxpy` exits 3 and ends "
              "NOT GRADED",
              rc == 3 and lines and
-             lines[-1].startswith("NOT GRADED: no CUDA device"),
+             any(x.startswith("NOT GRADED: no CUDA device") for x in lines),
              "rc=%d\n%s\n%s" % (rc, out[-1500:], err))
     t.record("cli: without a GPU, no step is reported as passed",
              "PASS " not in out and " 0 passed" in out, out[-800:])
@@ -235,6 +235,15 @@ def json_stream(t, state):
              and "unparsable" not in kinds, str(kinds))
     t.record("cli: --json run_end says not_graded without a GPU",
              events and events[-1].get("verdict") == "not_graded", "")
+    begin = events[0] if events else {}
+    limits = begin.get("limits", {})
+    t.record("cli: run_begin carries the commit and the limits a run was "
+             "held to (time, CPU, compile, file, output), for the gradebook",
+             begin.get("commit") and limits.get("time_limit_s") == 60
+             and limits.get("cpu_limit_s", 0) > 60
+             and limits.get("compile_limit_s", 0) > 0
+             and limits.get("file_limit_bytes", 0) > 0
+             and limits.get("output_limit_bytes", 0) > 0, str(begin)[:600])
     ptx = {e["step"]: e for e in events if e.get("event") == "ptx"}
     t.record("cli: PTX facts without a GPU: v1 scalar, no .nc; v5 starter "
              "is a stub",
@@ -275,6 +284,274 @@ def compile_errors_without_gpu(t, state):
              rc == 1 and "COMPILE ERROR" in out
              and "saxpy_v1.cu:11: identifier \"yy\" is undefined" in out,
              "rc=%d\n%s" % (rc, out[-1500:]))
+
+
+def compile_error_fixtures_without_gpu(t, state):
+    """Every compile_error fixture is one without a GPU too: a misspelt
+    launcher of the coalescing lab (weak), a wrong signature, no lab header
+    (no extern "C") are read from the compiled object, not from a run."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    base = os.path.join(hu.ROOT, "tests", "fixtures")
+    for lab in sorted(os.listdir(base)):
+        manifest = os.path.join(hu.ROOT, "labs", lab, "lab.json")
+        if not os.path.exists(manifest):
+            continue
+        with open(manifest) as f:
+            files = {s["id"]: s["file"] for s in json.load(f)["steps"]}
+        for name in sorted(os.listdir(os.path.join(base, lab))):
+            path = os.path.join(base, lab, name)
+            if not name.endswith(".cu"):
+                continue
+            want = hu.fixture_expectations(path)
+            if want.get("verdict") != "compile_error":
+                continue
+            step = want["step"]
+            with hu.Scratch() as s:
+                s.put(path, files[step])
+                rc, events, _ = hu.grade(["test", lab, "--step", step,
+                                          "--src", s.path], env=env)
+            e = hu.step_ends(events).get(step, {})
+            t.record("cli: %s %s is a compile error without a GPU: '%s'"
+                     % (lab, name, want["message"]),
+                     rc == 1 and e.get("verdict") == "compile_error"
+                     and want["message"] in e.get("summary", ""),
+                     "rc=%d %s" % (rc, e))
+
+
+def no_gpu_feedback(t, state):
+    """Without a GPU the plain report still says, per step: written or a
+    stub, registers and spills, the PTX's memory instructions, and the
+    checks judged from the build (the rest: needs a GPU)."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    rc, out, _ = hu.run(RUN + ["test", "saxpy", "--plain"], env=env)
+    t.record("cli: no GPU, starters: v1 builds, v2 is not implemented with "
+             "its CUDALAB_TODO() line",
+             re.search(r"v1 .*NOT GRADED +· builds", out)
+             and re.search(r"v2 .*not implemented \(saxpy_v2\.cu:\d+ still "
+                           r"calls CUDALAB_TODO\(\)\)", out), out[-3000:])
+    t.record("cli: no GPU: registers/spills per kernel, demangled, and "
+             "global memory instructions with their widths",
+             re.search(r"kernel saxpy_naive: \d+ registers, 0 B spilled", out)
+             and "_Z11saxpy_naive" not in out
+             and re.search(r"memory 2 global load\(s\) up to 4 B wide, 0 "
+                           r"read-only", out), out[-3000:])
+    t.record("cli: no GPU: the build phase is announced before nvcc runs",
+             out.index("build  compiling") < out.index("build  done")
+             if "build  done" in out and "build  compiling" in out
+             else False, out[:600])
+    with hu.Scratch() as s:
+        s.write("saxpy_v1.cu", open(os.path.join(
+            hu.ROOT, "solutions", "saxpy", "saxpy_v1.cu")).read()
+            + "\n// %s\n" % time.time())  # new content: a real compile
+        rc, out, _ = hu.run(RUN + ["test", "saxpy", "--plain", "--step", "1",
+                                   "--src", s.path], env=env)
+    t.record("cli: plain mode says each step's compile as it ends (no "
+             "silence while nvcc works)",
+             re.search(r"build  compiling the step files.*\nbuild  v1 "
+                       r"compiled \(1/1\)\nbuild  done", out), out[:800])
+    rc, out, _ = hu.run(RUN + ["test", "saxpy", "--plain", "--src",
+                               os.path.join(hu.ROOT, "solutions", "saxpy")],
+                        env=env)
+    t.record("cli: no GPU: static checks judged (v3 ptx_nc_loads ok, v5 "
+             "16-byte loads ok), timing checks listed as needing a GPU",
+             re.search(r"ok +ptx_nc_loads: 7, needs >= 1", out)
+             and re.search(r"ok +ptx_max_load_bytes: 16 B, needs >= 16", out)
+             and "needs a GPU pct_of_copy >= 60" in out, out[-3000:])
+    with hu.Scratch() as s:
+        s.write("saxpy_v5.cu", open(os.path.join(
+            hu.ROOT, "solutions", "saxpy", "saxpy_v1.cu")).read())
+        rc, events, _ = hu.grade(["test", "saxpy", "--step", "5", "--src",
+                                  s.path], env=env)
+    checks = {c["metric"]: c for c in hu.checks(events, "v5")}
+    t.record("cli: no GPU: a scalar kernel in the float4 step fails its "
+             "static check (ptx_max_load_bytes 4, needs >= 16), not "
+             "graded overall",
+             checks.get("ptx_max_load_bytes", {}).get("status") == "fail"
+             and "4 B, needs >= 16" in checks["ptx_max_load_bytes"]
+             ["message"]
+             and checks.get("pct_of_copy", {}).get("needs_gpu") is True
+             and hu.step_ends(events)["v5"]["verdict"] == "not_graded",
+             str(checks))
+    rc, out, _ = hu.run(RUN + ["test", "saxpy", "--plain", "--verbose",
+                               "--step", "5", "--src",
+                               os.path.join(hu.ROOT, "solutions", "saxpy")],
+                        env=env)
+    t.record("cli: no GPU --verbose: the full demangled kernel signature "
+             "and every PTX count",
+             "saxpy_vec4(int, float, float const*, float*)" in out
+             and re.search(r"ptx +barriers 0 shuffles 0 rem_ops 0", out),
+             out[-2000:])
+
+
+def docs_from_lab_json(t):
+    """Item 8 of issue 18: the bars live in lab.json only; each lab README
+    quotes them in a block `run.py docs` writes, and starters point there."""
+    rc, out, err = hu.run(RUN + ["docs", "--check"])
+    t.record("cli: `run.py docs --check`: every lab README's checks block "
+             "matches its lab.json", rc == 0, out + err)
+    sys.path.insert(0, hu.ROOT)
+    import importlib
+    runpy_mod = importlib.import_module("run")
+    rc, listing, _ = hu.run([hu.GRADER, "--root", hu.ROOT, "list", "--json"])
+    labs = json.loads(listing)
+    stale, repeated, starters = [], [], []
+    for lab in labs:
+        readme = os.path.join(hu.ROOT, "labs", lab["name"], "README.md")
+        text = open(readme).read()
+        block = runpy_mod.checks_block(lab)
+        if block not in text:
+            stale.append(lab["name"])
+        outside = text.replace(block, "")
+        for st in lab["step_list"]:
+            for c in st["checks"]:
+                b = ("%d" % c["bound"]) if float(c["bound"]).is_integer() \
+                    else ("%g" % c["bound"])
+                if re.search(r"(?:≥|≤|>=|<=)\s*\**%s\s*(?:%%|x\b|\*\*)"
+                             % re.escape(b), outside):
+                    repeated.append("%s %s %s" % (lab["name"], st["id"], b))
+            path = os.path.join(hu.ROOT, "labs", lab["name"], st["file"])
+            comment = [line for line in open(path)
+                       if line.startswith("//")]
+            said = " ".join(comment)
+            if re.search(r"(?:>=|<=|≥|≤)\s*\d|\d\s*%|\d(?:\.\d+)?x\b",
+                         said.split("Checked:", 1)[-1]
+                         if "Checked:" in said else ""):
+                starters.append(st["file"])
+    t.record("cli: each lab README holds the checks block generated from "
+             "its lab.json (metric, bound, unit, why)",
+             not stale and labs, "stale: %s" % stale)
+    t.record("cli: no README repeats a bar outside its generated block",
+             not repeated, "; ".join(repeated))
+    t.record("cli: starters do not repeat the bars (they point to the "
+             "README)", not starters, ", ".join(starters))
+    lab = json.loads(json.dumps(labs[1]))
+    lab["step_list"][0]["checks"][0]["bound"] = 61.5
+    lab["step_list"][0]["checks"].append(
+        {"metric": "speedup_vs_reference", "op": ">=", "bound": 0.95,
+         "unit": "x", "source": "timing", "why": "a new kind of bar"})
+    block = runpy_mod.checks_block(lab)
+    t.record("cli: the block is rendered from whatever lab.json says: a "
+             "changed bound and a new metric show up (so the test above "
+             "fails when a README is out of date)",
+             "≥ 61.5 % of copy" in block
+             and "`speedup_vs_reference` | ≥ 0.95 x | timing | a new kind"
+             in block and block not in open(os.path.join(
+                 hu.ROOT, "labs", lab["name"], "README.md")).read(),
+             block)
+    red = [lab for lab in labs if lab["name"] == "reduction"]
+    text = open(os.path.join(hu.ROOT, "labs", "reduction",
+                             "README.md")).read()
+    t.record("cli: the reduction README states v5's racecheck/synccheck "
+             "check and no longer says the timed size is 2^26",
+             red and "`sanitizer_errors`" in text and "racecheck" in text
+             and "synccheck" in text and "2^26" not in text, "")
+    saxpy4 = open(os.path.join(hu.ROOT, "labs", "saxpy",
+                               "saxpy_v4.cu")).read()
+    man = json.load(open(os.path.join(hu.ROOT, "labs", "saxpy",
+                                      "lab.json")))
+    hint4 = [s["hint"] for s in man["steps"] if s["id"] == "v4"][0]
+    t.record("cli: saxpy v4's starter, hint and README agree: stride over "
+             "tiles (as the solution does)",
+             "tile += gridDim.x" in saxpy4 and "tile += gridDim.x" in hint4
+             and "stride over tiles" in open(os.path.join(
+                 hu.ROOT, "labs", "saxpy", "README.md")).read(), hint4)
+
+
+def newcomer_commands(t, state):
+    """Issue 18, item 9: the command line a newcomer types."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    rc, out, err = hu.run(RUN + ["help"])
+    t.record("cli: `run.py help` is --help", rc == 0 and "usage: run.py"
+             in out and "test" in out, out + err)
+    rc, out, err = hu.run(RUN + ["help", "test"])
+    t.record("cli: `run.py help test` is `run.py test --help`",
+             rc == 0 and "usage: run.py test" in out and "--step" in out,
+             out + err)
+    rc, out, err = hu.run(RUN + ["help", "tset"])
+    t.record("cli: `run.py help tset`: exit 2, lists the commands",
+             rc == 2 and "no command tset" in err and "test" in err, err)
+    rc, out, err = hu.run(RUN + ["test", "saxpy", "--step", "2", "--step",
+                                 "3"], env=env)
+    t.record("cli: --step twice is a usage error that says so (not a "
+             "silent run of the last one)",
+             rc == 2 and "--step given 2 times (2, 3)" in err
+             and "v3" not in out, "rc=%d %s %s" % (rc, out[-500:], err))
+    rc, out, err = hu.run(RUN + ["test", "SAXPY", "--step", "1"], env=env)
+    t.record("cli: `run.py test SAXPY` runs saxpy (names in any case)",
+             rc == 3 and "lab SAXPY is saxpy" in err
+             and "cudalab · saxpy" in out, "rc=%d %s" % (rc, err))
+    rc, out, err = hu.run(RUN + ["test", "2", "--step", "1"], env=env)
+    t.record("cli: `run.py test 2` runs lab 2 as `list` numbers it (saxpy)",
+             rc == 3 and "cudalab · saxpy" in out, "rc=%d %s" % (rc, err))
+    t.record("cli: after `run.py test` it says where the results are kept",
+             "results kept in %s/" % state in out
+             and "results/LAB.json" in out, out[-600:])
+    rc, out, err = hu.run(RUN + ["test", "saxpi"], env=env)
+    t.record("cli: a misspelt lab: did you mean, and the numbered labs",
+             rc == 2 and "no lab called \"saxpi\"; did you mean saxpy?"
+             in err and "2. saxpy" in err, err)
+    sys.path.insert(0, hu.ROOT)
+    import importlib
+    import io
+    runpy_mod = importlib.import_module("run")
+    buf = io.StringIO()
+    old_state = os.environ.get("CUDALAB_STATE")
+    os.environ["CUDALAB_STATE"] = state
+    try:
+        runpy_mod.print_summary("test", [("coalescing", 3), ("saxpy", 1),
+                                         ("haxpy", 0)], buf)
+        saved = runpy_mod.GRADER, runpy_mod.UI
+        runpy_mod.GRADER = runpy_mod.UI = os.path.join(state, "nothing")
+        first = io.StringIO()
+        real, sys.stderr = sys.stderr, first
+        try:
+            runpy_mod.announce_first_build()
+        finally:
+            sys.stderr = real
+            runpy_mod.GRADER, runpy_mod.UI = saved
+    finally:
+        if old_state is None:
+            del os.environ["CUDALAB_STATE"]
+        else:
+            os.environ["CUDALAB_STATE"] = old_state
+    text = buf.getvalue()
+    t.record("cli: after several labs, a summary: each lab's passed/total "
+             "and verdict, and where results are kept",
+             re.search(r"1\. +coalescing +0/4 step\(s\) passed +NOT GRADED",
+                       text)
+             and re.search(r"2\. +saxpy +0/5 step\(s\) passed +FAIL", text)
+             and re.search(r"3\. +haxpy +\d/1 step\(s\) passed +PASS", text)
+             and "results kept in" in text, text)
+    t.record("cli: the first build says what it is doing before the "
+             "silence", "building the grader, the dashboard" in
+             first.getvalue(), first.getvalue())
+
+
+def static_checks_of_solutions(t, state):
+    """Without a GPU every reference solution passes every check judged from
+    its build (PTX facts, registers, shared memory, stack), and the figures
+    read as numbers (16384 B, not 1.638e+04 B)."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    failed, judged, messages = [], 0, []
+    for lab in ("saxpy", "haxpy", "reduction", "prefetch", "memtuning"):
+        rc, events, _ = hu.grade(["test", lab, "--src", os.path.join(
+            hu.ROOT, "solutions", lab)], env=env)
+        for e in events:
+            if e.get("event") == "check" and e.get("status") != \
+                    "not_measured":
+                judged += 1
+                messages.append(e["message"])
+                if e["status"] != "pass":
+                    failed.append("%s %s" % (lab, e["message"]))
+    t.record("cli: no GPU: every solution passes the checks judged from "
+             "its build (%d judged)" % judged,
+             judged >= 15 and not failed, "\n".join(failed))
+    t.record("cli: a check's figure is a whole number when it is one "
+             "(shared_bytes: 16384 B, not 1.638e+04 B)",
+             any("shared_bytes: 16384 B, needs >= 4096" in m
+                 for m in messages)
+             and not any("e+0" in m for m in messages),
+             "\n".join(m for m in messages if "shared" in m))
 
 
 def rejected_without_gpu(t, state):
@@ -395,6 +672,29 @@ def explain(t, state):
         t.record("cli: explain without cuobjdump: the SASS view is not "
                  "shown, and says why",
                  "sass      not shown: cuobjdump not found on PATH" in o, o)
+    rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "3"], env=env)
+    t.record("cli: explain on a stub says not implemented (file:line) and "
+             "gives no hint pointing at the step itself",
+             rc == 0 and re.search(r"not implemented: saxpy_v3\.cu:\d+ "
+                                   r"still calls CUDALAB_TODO\(\)", o)
+             and "-> step v3" not in o and "  hint" not in o, o)
+    rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1"], env=env)
+    t.record("cli: explain names kernels demangled",
+             "compiler  saxpy_naive(int, float, float const*, float*)" in o
+             and "_Z11" not in o, o)
+    text = open(os.path.join(sol, "saxpy", "saxpy_v1.cu")).read() + \
+        "\n// %s\n" % time.time()
+    with hu.Scratch() as s:  # built from one folder, which then goes away
+        s.write("saxpy_v1.cu", text)
+        hu.run(RUN + ["explain", "saxpy", "--step", "1", "--src", s.path],
+               env=env)
+    with hu.Scratch() as s:  # the same content elsewhere: a cache hit
+        s.write("saxpy_v1.cu", text)
+        rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1", "--src",
+                                 s.path], env=env)
+    t.record("cli: explain quotes the student's line even when the cached "
+             "build was compiled from another (deleted) folder",
+             "| y[i] = alpha * x[i] + y[i];" in o, o)
     svg = os.path.join(state, "roof.svg")
     rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "1", "--plot", svg],
                       env=env)
@@ -947,6 +1247,11 @@ def run(t):
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
         harmless_code_builds(t, state)
+        compile_error_fixtures_without_gpu(t, state)
+        no_gpu_feedback(t, state)
+        docs_from_lab_json(t)
+        newcomer_commands(t, state)
+        static_checks_of_solutions(t, state)
         class_grading(t, state)
         sandbox_policy(t, state)
         explain(t, state)

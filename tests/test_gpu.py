@@ -603,6 +603,28 @@ def saxpy(t):
     step_matrix(t)
     fixtures(t, LAB)
     cached_run_is_fast(t)
+    plain_report_with_gpu(t)
+
+
+def plain_report_with_gpu(t):
+    """The plain report on a GPU keeps the build's facts under each step
+    (kernels demangled, PTX memory instructions), judges every check (none
+    left as needing a GPU), and adds no no-GPU fields to step_end."""
+    rc, out, err = hu.run([sys.executable, os.path.join(hu.ROOT, "run.py"),
+                           "test", LAB, "--src", SOL, "--plain"],
+                          timeout=600)
+    t.record("gpu: plain report: kernels and PTX memory lines under each "
+             "step, every check judged (no 'needs a GPU')",
+             rc == 0 and re.search(r"kernel saxpy_vec4: \d+ registers", out)
+             and "memory 8 global load(s) up to 16 B wide" in out
+             and "needs a GPU" not in out and "· builds" not in out,
+             out[-2500:] + err[-500:])
+    rc, events, _ = hu.grade(["test", LAB, "--src", SOL, "--step", "1"])
+    end = hu.step_ends(events).get("v1", {})
+    t.record("gpu: step_end carries no no-GPU fields (implemented, todo) "
+             "when a device ran the step",
+             end.get("verdict") == "pass" and "implemented" not in end,
+             str(end)[:500])
 
 
 def _live_under(path):

@@ -504,6 +504,80 @@ def variant_bars(t):
              and rows.get("offset 31") == 23, r.stdout)
 
 
+def newcomer_views(t):
+    """What a newcomer without a GPU meets in the dashboard (issue 18)."""
+    labs = os.path.join(FIX, "labs_all.json")
+    p = Pane("%s --replay %s --labs %s; sleep 60"
+             % (UI, os.path.join(FIX, "no_gpu_static.jsonl"), labs), 100, 30)
+    try:
+        s = p.wait_for("NOT GRADED: 0 passed")
+        rows = {line[:3]: line for line in s.splitlines()}
+        t.record("ui: no GPU: a written step reads 'built', a stub 'TODO' "
+                 "(from the build, not a run)",
+                 "built·no GPU" in rows.get("v1 ", "")
+                 and "TODO·no GPU" in rows.get("v2 ", ""), s)
+        labs_row = next((x for x in s.splitlines()
+                         if x.startswith("Labs")), "")
+        t.record("ui: at 100 columns the Labs bar shows all seven labs "
+                 "(6 and 7 too)",
+                 all(re.search(r"\b%d[ .]" % k, labs_row)
+                     for k in range(1, 8)) and "2.saxpy" in labs_row,
+                 labs_row)
+        t.record("ui: a replay is labelled as a replay",
+                 "replay of no_gpu_static.jsonl" in s.splitlines()[0], s)
+        p.keys("Enter")
+        s = p.wait_for("Checks")
+        t.record("ui: details say NOT GRADED once, not 'NOT GRADED: NOT "
+                 "GRADED:'", "NOT GRADED: no CUDA device" in s
+                 and "NOT GRADED: NOT GRADED" not in s, s)
+        t.record("ui: details of a written step without a GPU: 'builds', "
+                 "the timing check marked as needing a GPU, the kernel "
+                 "demangled",
+                 "builds; without a GPU" in s
+                 and re.search(r"GPU +pct_of_copy needs a GPU", s)
+                 and "saxpy_naive(int, float, float const*, float*)" in s
+                 and "_Z11" not in s, s)
+        p.keys("Escape")
+        p.keys("j", "j")
+        p.keys("Enter")
+        s = p.wait_for("Checks")
+        t.record("ui: details of v3 without a GPU: its static check judged "
+                 "(ptx_nc_loads ok)",
+                 re.search(r"ok +ptx_nc_loads: \d+, needs >= 1", s), s)
+        p.keys("Escape")
+        p.keys("?")
+        s = p.wait_for("Keys")
+        t.record("ui: ? lists ←/→ (switch labs)", "← →" in s, s)
+    finally:
+        p.close()
+    p = Pane("%s --replay %s --labs %s; sleep 60"
+             % (UI, os.path.join(FIX, "haxpy_no_gpu.jsonl"), labs), 80, 24)
+    try:
+        s = p.wait_for("NOT GRADED: 0 passed")
+        row = next((x for x in s.splitlines() if x.startswith("haxpy")), "")
+        t.record("ui: the haxpy step id does not run into its title",
+                 row.startswith("haxpy peel"), s)
+    finally:
+        p.close()
+    fake = os.path.join(hu.ROOT, "tests", "programs", "fake_grader.sh")
+    p = Pane("%s --grader %s --root %s --lab saxpy; sleep 60"
+             % (UI, fake, hu.ROOT),
+             env={"FAKE_EVENTS": os.path.join(FIX, "no_gpu_static.jsonl"),
+                  "FAKE_STEP_EVENTS": os.path.join(FIX,
+                                                   "no_gpu_rerun_v2.jsonl"),
+                  "FAKE_MODE": "complete"})
+    try:
+        p.wait_for("NOT GRADED: 0 passed")
+        p.keys("j", "r")
+        time.sleep(1.0)
+        s = p.wait_for("not graded of")
+        t.record("ui: after r (one step rerun) the footer counts every "
+                 "step, not only the rerun one",
+                 "0 passed, 0 failed, 5 not graded of 5" in s, s)
+    finally:
+        p.close()
+
+
 def run(t):
     sweep_view(t)
     variant_bars(t)
@@ -520,4 +594,5 @@ def run(t):
     rerun_keys(t)
     colour_and_ascii(t)
     live_no_gpu(t)
+    newcomer_views(t)
     class_view(t)

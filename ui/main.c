@@ -391,6 +391,12 @@ int main(int argc, char **argv)
 	}
 	struct ui_state s;
 	ui_state_init(&s);
+	if (o.replay) {
+		const char *base = strrchr(o.replay, '/');
+		snprintf(s.replay, sizeof(s.replay), "%s",
+			 !strcmp(o.replay, "-") ? "standard input"
+						: base ? base + 1 : o.replay);
+	}
 	load_labs(&s, o.labs_file);
 	struct event_source src = {.fd = -1, .pid = -1, .err_fd = -1,
 				   .exit_status = -1};

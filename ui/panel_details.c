@@ -2,6 +2,7 @@
  * The details of the selected step: everything the grader said about it,
  * as a scrollable list of lines built fresh from the state.
  */
+#include "demangle.h"
 #include "event.h"
 #include "render.h"
 
@@ -72,10 +73,23 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 	/* µ only where the terminal can show it (LANG=C: "us") */
 	const char *us = o->unicode ? "µs" : "us";
 	enum style vs;
-	const char *label = verdict_label(st, &vs);
+	const char *label = st->phase == PH_DONE
+				    ? verdict_text(st->verdict, &vs)
+				    : verdict_label(st, &vs);
 	add(l, 0, ST_BOLD, "%s · %s · %s", st->id, st->title, st->file);
-	add(l, 0, vs, "%s%s%s", label, st->summary[0] ? ": " : "",
-	    st->summary);
+	/* a summary that already starts with its label is shown once */
+	if (!strncmp(st->summary, label, strlen(label)))
+		add(l, 0, vs, "%s", st->summary);
+	else
+		add(l, 0, vs, "%s%s%s", label, st->summary[0] ? ": " : "",
+		    st->summary);
+	if (st->implemented == 0)
+		add(l, 0, ST_WARN, "not implemented: %s still calls "
+				   "CUDALAB_TODO() (the starter's stub)",
+		    st->todo);
+	else if (st->implemented == 1)
+		add(l, 0, ST_NORMAL, "builds; without a GPU only the checks "
+				     "below that read the build are judged");
 	if (st->has_timing)
 		add(l, 0, ST_NORMAL,
 		    "%.1f %s median %s %.0f GB/s %s %.1f%% of copy (%.0f GB/s)%s",
@@ -108,9 +122,11 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 			enum style cs = !strcmp(status, "pass") ? ST_PASS
 					: !strcmp(status, "fail") ? ST_FAIL
 								  : ST_WARN;
+			int gpu = json_is_true(json_object_get(e, "needs_gpu"));
 			add(l, 2, cs, "%-4s %s",
 			    !strcmp(status, "pass")   ? "ok"
 			    : !strcmp(status, "fail") ? "FAIL"
+			    : gpu		      ? "GPU"
 						      : "n/m",
 			    event_str(e, "message"));
 		}
@@ -162,12 +178,13 @@ static void build(const struct ui_state *s, const struct ui_step *st,
 		}
 	}
 	if (json_array_size(st->resources)) {
+		char dm[400];
 		add(l, 0, ST_ACCENT, "Resources (per thread / per block)");
 		json_array_foreach(st->resources, i, e)
 			add(l, 2, ST_NORMAL,
 			    "%s: %lld registers, %lld B spilled, %lld B shared, "
 			    "%lld B stack",
-			    event_str(e, "name"),
+			    demangle(event_str(e, "name"), dm, sizeof(dm)),
 			    json_integer_value(json_object_get(e, "registers")),
 			    json_integer_value(json_object_get(e, "spill_store_bytes")) +
 				    json_integer_value(json_object_get(e, "spill_load_bytes")),

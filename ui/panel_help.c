@@ -12,6 +12,7 @@ void panel_help(struct canvas *c, int top, int bottom)
 		"  PgUp PgDn     scroll the details",
 		"  r             rerun the selected step",
 		"  R             rerun the whole lab",
+		"  ← →           the previous / next lab",
 		"  e             explain the selected step: its build, its",
 		"                counters (Nsight Compute), the lab's hints",
 		"  ?             this help",

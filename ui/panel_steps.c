@@ -7,8 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define W_ID 4
-#define W_STATE 11
+#define W_STATE 12
 #define W_TIME 9
 #define W_GBPS 5
 #define W_PCT 6
@@ -17,12 +16,25 @@
 
 struct columns {
 	int id, title, state, time, gbps, bar, pct, speed, history;
-	int title_w, bar_w;
+	int id_w, title_w, bar_w;
 };
 
-static struct columns layout(int cols)
+/* The id column fits the longest step id ("haxpy") and a space. */
+static int id_width(const struct ui_state *s)
+{
+	int w = 4;
+	for (int i = 0; i < s->nsteps; i++) {
+		int n = (int)strlen(s->steps[i].id) + 1;
+		w = n > w ? n : w;
+	}
+	return w > 12 ? 12 : w;
+}
+
+static struct columns layout(const struct ui_state *s, int cols)
 {
 	struct columns k;
+	int W_ID = id_width(s);
+	k.id_w = W_ID;
 	int fixed = W_ID + 1 + W_STATE + 1 + W_TIME + 1 + W_GBPS + 1 + 1 +
 		    W_PCT + 1 + W_SPEED;
 	int history = cols >= 120 ? W_HISTORY + 1 : 0;
@@ -67,7 +79,7 @@ static void step_row(const struct ui_state *s, const struct ui_step *st,
 {
 	enum style vs;
 	const char *label = verdict_label(st, &vs);
-	canvas_text(c, row, k->id, st->id, ST_BOLD, W_ID);
+	canvas_text(c, row, k->id, st->id, ST_BOLD, k->id_w - 1);
 	canvas_text(c, row, k->title, st->title, ST_NORMAL, k->title_w);
 	canvas_text(c, row, k->state, label, vs, W_STATE);
 	if (st->has_timing) {
@@ -103,7 +115,7 @@ static void step_row(const struct ui_state *s, const struct ui_step *st,
 int panel_steps(const struct ui_state *s, struct canvas *c, int top,
 		const struct render_opts *o)
 {
-	struct columns k = layout(c->cols);
+	struct columns k = layout(s, c->cols);
 	double scale = bar_scale(s);
 	canvas_text(c, top - 1, k.title, "step", ST_DIM, -1);
 	canvas_text(c, top - 1, k.state, "state", ST_DIM, -1);
@@ -124,11 +136,11 @@ int panel_steps(const struct ui_state *s, struct canvas *c, int top,
 	for (int i = first; i < s->nsteps && row < top + max_rows; i++, row++) {
 		step_row(s, &s->steps[i], c, row, &k, scale, o);
 		if (i == s->selected)
-			canvas_style(c, row, k.id, W_ID + k.title_w,
+			canvas_style(c, row, k.id, k.id_w + k.title_w,
 				     ST_SELECTED);
 	}
 	if (s->has_vendor) {
-		canvas_text(c, row, k.id, "lib", ST_DIM, W_ID);
+		canvas_text(c, row, k.id, "lib", ST_DIM, k.id_w - 1);
 		canvas_text(c, row, k.title, s->vendor_name, ST_DIM, k.title_w);
 		canvas_printf(c, row, k.gbps, ST_DIM, W_GBPS, "%5.0f",
 			      s->vendor_gbps);
@@ -165,8 +177,11 @@ int panel_steps(const struct ui_state *s, struct canvas *c, int top,
 			const char *status =
 				json_string_value(json_object_get(e, "status"));
 			int ok = status && !strcmp(status, "pass");
-			int col = canvas_text(c, row, 2, ok ? "ok   " : "FAIL ",
-					      ok ? ST_PASS : ST_FAIL, -1);
+			int bad = status && !strcmp(status, "fail");
+			int col = canvas_text(
+				c, row, 2,
+				ok ? "ok   " : bad ? "FAIL " : "n/m  ",
+				ok ? ST_PASS : bad ? ST_FAIL : ST_WARN, -1);
 			canvas_text(c, row++, col,
 				    json_string_value(json_object_get(e, "message")),
 				    ST_NORMAL, -1);

@@ -47,6 +47,11 @@ const char *verdict_label(const struct ui_step *st, enum style *style)
 	case PH_DONE:
 		break;
 	}
+	/* without a device the build still tells a stub from a written step */
+	if (!strcmp(st->verdict, "not_graded") && st->implemented >= 0) {
+		*style = ST_WARN;
+		return st->implemented ? "built·no GPU" : "TODO·no GPU";
+	}
 	return verdict_text(st->verdict, style);
 }
 

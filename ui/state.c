@@ -33,6 +33,8 @@ static void step_clear_run(struct ui_step *st)
 	st->progress_frac = 0;
 	st->has_timing = 0;
 	st->median_us = st->gbps = st->pct_of_copy = st->speedup = 0;
+	st->implemented = -1;
+	st->todo[0] = '\0';
 	st->checks = json_array();
 	st->cases = json_array();
 	st->guards = json_array();
@@ -178,6 +180,9 @@ static void on_step_event(struct ui_state *s, const char *kind,
 			 "waiting for the GPU %d s",
 			 (int)event_num(ev, "waited_s"));
 		st->progress_frac = 0;
+	} else if (!strcmp(kind, "progress") &&
+		   !strcmp(event_str(ev, "phase"), "build")) {
+		/* a compile ended: its "compile" event follows with the facts */
 	} else if (!strcmp(kind, "progress")) {
 		double done = event_num(ev, "done"), total = event_num(ev, "total");
 		const char *phase = event_str(ev, "phase");
@@ -219,6 +224,13 @@ static void on_step_event(struct ui_state *s, const char *kind,
 		if (*event_str(ev, "hint"))
 			COPY(st->hint, event_str(ev, "hint"));
 		st->progress[0] = '\0';
+		json_t *impl = json_object_get(ev, "implemented");
+		st->implemented = json_is_boolean(impl) ? json_is_true(impl)
+							: -1;
+		if (json_is_false(impl))
+			snprintf(st->todo, sizeof(st->todo), "%s:%d",
+				 event_str(ev, "todo_file"),
+				 (int)event_num(ev, "todo_line"));
 		if (json_is_number(json_object_get(ev, "gbps"))) {
 			st->has_timing = 1;
 			st->median_us = event_num(ev, "median_us");
@@ -252,6 +264,22 @@ void ui_state_apply(struct ui_state *s, const json_t *ev)
 		s->not_graded = (int)event_num(ev, "not_graded");
 		s->total = (int)event_num(ev, "total");
 		s->run_seconds = event_num(ev, "seconds");
+		if (s->total < s->nsteps) {
+			/* a rerun of some steps: count every step shown */
+			s->passed = s->failed = s->not_graded = 0;
+			for (int i = 0; i < s->nsteps; i++) {
+				const char *v = s->steps[i].verdict;
+				s->passed += !strcmp(v, "pass");
+				s->not_graded += !strcmp(v, "not_graded") ||
+						 !*v;
+				s->failed += *v && strcmp(v, "pass") &&
+					     strcmp(v, "not_graded");
+			}
+			s->total = s->nsteps;
+			COPY(s->run_verdict, s->failed ? "fail"
+					     : s->not_graded ? "not_graded"
+							     : "pass");
+		}
 		for (int i = 0; i < s->nlabs; i++)
 			if (!strcmp(s->labs[i].name, s->lab) && s->total == s->labs[i].steps)
 				s->labs[i].passed = s->passed;

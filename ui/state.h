@@ -8,7 +8,9 @@
  *
  * A run_begin for the lab already shown resets only the steps it names (a
  * rerun of one step keeps the others' results); a run_begin for another lab
- * replaces the step list.
+ * replaces the step list. The run's counts (passed, failed, not graded, of
+ * total) are those of every step shown, so a rerun of one step keeps the
+ * others in the footer.
  */
 #ifndef CUDALAB_UI_STATE_H
 #define CUDALAB_UI_STATE_H
@@ -40,6 +42,10 @@ struct ui_step {
 	int has_timing;
 	double median_us, gbps, pct_of_copy, speedup;
 	double threshold_pct;  /* the pct_of_copy bound; < 0 when none */
+	int implemented;       /* without a device, from the build: 1 the
+				  step is written, 0 still the starter's
+				  CUDALAB_TODO() stub, -1 not said */
+	char todo[128];        /* "file:line" of that CUDALAB_TODO() */
 	/* details, owned (json_decref on release) */
 	json_t *diagnostics;   /* array */
 	json_t *resources;     /* array of kernels */
@@ -113,6 +119,8 @@ struct ui_state {
 	int can_rerun;
 	int can_explain; /* the grader is known (live mode, or given) */
 	char notice[160];
+	char replay[160];  /* the file replayed ("" when live): the header
+			      says so */
 };
 
 void ui_state_init(struct ui_state *s);

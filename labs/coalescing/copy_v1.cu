@@ -3,7 +3,8 @@
 // out[i] = in[i] for 0 <= i < n. One thread per element; neighbouring
 // threads of a warp must touch neighbouring floats.
 //
-// Checked: every element, and at least 70 % of this GPU's copy bandwidth.
+// Checked: every element, and a share of this GPU's copy bandwidth (the
+// bar: labs/coalescing/README.md, "The checks").
 // The run also times cudaMemcpy on the same buffers, for comparison.
 #include "coalescing.h"
 

@@ -2,11 +2,15 @@
 //
 // Launch only as many blocks as the GPU can hold at once (SM count times the
 // blocks per SM that cudaOccupancyMaxActiveBlocksPerMultiprocessor reports)
-// and let every thread loop over the array with a stride of
-// gridDim.x * blockDim.x. Keep step 3's __restrict__ and fast path.
+// and let every block loop over the array TILE BY TILE: a tile is step 3's
+// contiguous blockDim.x * PER_THREAD elements, and a block moves on to
+// tile += gridDim.x. Stride over tiles, not over single elements (with
+// i += gridDim.x * blockDim.x a thread's loads in flight are a whole grid
+// apart). Keep step 3's __restrict__ and fast path inside each tile.
 //
-// Checked: at the timed size the launch is between half a wave and one wave
-// (blocks launched / blocks resident at once), and a bandwidth floor.
+// Checked: the launch shape at the timed size (waves: blocks launched /
+// blocks resident at once) and the bandwidth; the bars are in
+// labs/saxpy/README.md, "The checks".
 #include "saxpy.h"
 
 void saxpy(int n, float alpha, const float *x, float *y)

@@ -2,6 +2,7 @@
  * summary, for every way a step can end. No GPU: events are fed as text. */
 #include "check.h"
 #include "verdict.h"
+#include "demangle.h"
 
 #include <signal.h>
 #include <string.h>
@@ -222,5 +223,20 @@ int main(void)
 	CHECK(!strcmp(vd, "crash") && strstr(s, "died before the harness") &&
 		      strstr(s, "signal 6"),
 	      "exit code 134 from a sandbox is signal 6: died (%s)", s);
+	/* numbers in check messages: whole numbers as integers */
+	char nb[32];
+	CHECK(!strcmp(verdict_number(16384, nb, sizeof(nb)), "16384"),
+	      "16384 is printed 16384, not 1.638e+04 (%s)", nb);
+	CHECK(!strcmp(verdict_number(91.57, nb, sizeof(nb)), "91.57") &&
+		      !strcmp(verdict_number(0.05, nb, sizeof(nb)), "0.05") &&
+		      !strcmp(verdict_number(2.5, nb, sizeof(nb)), "2.5"),
+	      "fractions: four significant digits, no trailing zeros (%s)", nb);
+	char dm[256];
+	CHECK(!strcmp(demangle("_Z10saxpy_vec4ifPKfPf", dm, sizeof(dm)),
+		      "saxpy_vec4(int, float, float const*, float*)") &&
+		      !strcmp(demangle_short("_Z10saxpy_vec4ifPKfPf", dm,
+					     sizeof(dm)), "saxpy_vec4") &&
+		      !strcmp(demangle("saxpy", dm, sizeof(dm)), "saxpy"),
+	      "kernel names demangled; C names kept (%s)", dm);
 	return check_done();
 }
