@@ -127,6 +127,7 @@ void verdict_checks(const struct step_spec *s, json_t *metrics,
  * caller measures again before deciding. */
 int verdict_has_close_call(const struct step_spec *s, const json_t *metrics);
 
+/*
  * Without a device: judge the checks whose metric is known from the build
  * alone (PTX facts, the compiler's resources) exactly as verdict_checks
  * would, and emit each other check as "not_measured" with needs_gpu true
