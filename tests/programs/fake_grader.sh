@@ -1,12 +1,14 @@
 #!/bin/sh
 # A stand-in grader for the dashboard's tests. It appends its arguments to
 # $FAKE_LOG (when set), then replays the recording $FAKE_EVENTS:
-#   FAKE_MODE=complete   the whole recording, then exit 0
+#   FAKE_MODE=complete   the whole recording, then exit 0 (FAKE_SLEEP:
+#                        seconds to wait first, as a GPU run takes time)
 #   otherwise            the first events, a last word on stderr, and
 #                        death by SIGSEGV: the dashboard must report it and
 #                        keep the terminal sane
 [ -n "$FAKE_LOG" ] && echo "$*" >> "$FAKE_LOG"
 if [ "$FAKE_MODE" = complete ]; then
+	[ -n "$FAKE_SLEEP" ] && sleep "$FAKE_SLEEP"
 	cat "$FAKE_EVENTS"
 	exit 0
 fi
