@@ -73,8 +73,10 @@ def is_root():
 
 
 def setup(quiet=False, for_tests=False):
-    """Make sure the toolchain and packages are there. Returns an exit code."""
-    if not shutil.which("nvcc"):
+    """Make sure the toolchain and packages are there. Returns an exit code.
+    CUDALAB_CLIENT_BUILD=1: only the workshop client's build (the grader's
+    list/report and the dashboard, plain C): nvcc is not needed."""
+    if not shutil.which("nvcc") and not os.environ.get("CUDALAB_CLIENT_BUILD"):
         print("cudalab: nvcc not found on PATH: install the CUDA Toolkit and "
               "add its bin/ folder to PATH (e.g. export "
               "PATH=/usr/local/cuda/bin:$PATH)", file=sys.stderr)
@@ -741,7 +743,13 @@ def remote_command(args, workshop_server):
     """login, serve, test --remote and show URL: tools/server.py and
     tools/remote.py do the work."""
     import remote
-    rc = build()
+    if args.command == "serve":
+        rc = build()
+    else:  # a laptop without CUDA: the plain-C programs only
+        rc = subprocess.call(["make", "-s", "-C", ROOT, "build/cudalab-grader",
+                              "build/cudalab-ui"],
+                             env=dict(os.environ, CUDALAB_CLIENT_BUILD="1"))
+        rc = 4 if rc else 0
     if rc:
         return rc
     try:

@@ -5,6 +5,8 @@ Suites, each a story of one feature:
   unit  build/tests/test_* (C unit tests of common/ and grader/), TAP lines
   cli   tests/test_cli.py: run.py and the grader's command line, CPU only
   ui    tests/test_ui.py: the dashboard under tmux (recorded streams)
+  server tests/test_server.py: the workshop server on 127.0.0.1 (stand-in
+        and real grader, status page in headless Chromium)
   gpu   tests/test_gpu.py: the SAXPY lab on a real device (skipped, and
         counted as skipped, when no CUDA device answers)
 
@@ -66,6 +68,8 @@ def main(argv):
     test_cli.run(t)
     import test_ui
     test_ui.run(t)
+    import test_server
+    test_server.run(t)
     import test_gpu
     device = hu.device_facts()
     if device.get("available"):

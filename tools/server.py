@@ -312,6 +312,14 @@ class Server:
             "class": self.class_json,
         }
 
+    def ahead(self, jid):
+        """Jobs that run before a queued one: the fair queue's estimate plus
+        those running now; 0 once it runs."""
+        job = self.store.job(jid)
+        if not job or job["state"] != "queued":
+            return 0
+        return self.store.queue_ahead(jid) + len(self.store.running())
+
     def eta(self, ahead):
         per = self.store.mean_job_seconds()
         return round((ahead + 1) * per / max(1, len(self.gpus)))
@@ -560,7 +568,7 @@ def make_handler(srv):
                               "%d s" % (wait[1], wait[0]), wait[0])
             jid = srv.store.submit(me["id"], lab, step, files)
             srv.notify()
-            ahead = srv.store.queue_ahead(jid) + len(srv.store.running())
+            ahead = srv.ahead(jid)
             self.send_json(202, {"job": jid, "ahead": ahead,
                                  "eta_s": srv.eta(ahead),
                                  "events": "/api/jobs/%d/events" % jid})
@@ -582,8 +590,7 @@ def make_handler(srv):
                 if job["state"] == "done" and not rows:
                     return
                 if job["state"] == "queued":
-                    ahead = srv.store.queue_ahead(jid) + \
-                        len(srv.store.running())
+                    ahead = srv.ahead(jid)
                     now = time.time()
                     if ahead != last_queued or now - last_sent > 10:
                         self.wfile.write((json.dumps(
@@ -649,6 +656,7 @@ def serve(args, root, commit):
     if args.roster:
         try:
             new = apply_roster(st, args.roster)
+            sys.stdout.flush()
         except (OSError, ValueError) as e:
             print("serve: cannot use the roster: %s" % e, file=sys.stderr)
             return 2
