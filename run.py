@@ -41,6 +41,7 @@ PACKAGES = [
 TEST_PACKAGES = [
     ("tmux", "tmux"),
     ("bubblewrap", "bwrap"),
+    ("chromium", "chromium"),  # the workshop server's status page test
 ]
 
 
@@ -836,7 +837,8 @@ def main(argv=None):
                                    "install them when run as root")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--for-tests", action="store_true",
-                   help="also what `make test` needs (tmux, bubblewrap)")
+                   help="also what `make test` needs (tmux, bubblewrap, "
+                        "chromium)")
 
     p = sub.add_parser("grade", help="grade a folder of student submissions",
                        description="grade every submission (a folder, .zip "

@@ -597,6 +597,7 @@ def gradescope(t, srv, cfg, base):
     with open(os.path.join(sub, "README.txt"), "w") as f:
         f.write("not sent\n")
     env = {"AUTOGRADER": os.path.join(base, "gs"), "CUDALAB_SOURCE": hu.ROOT,
+           "RETRIES": "1",
            "RESULTS": results, "CUDALAB_LAB": "saxpy",
            "CUDALAB_REMOTE_URL": srv.url,
            "CUDALAB_REMOTE_TOKEN": srv.tokens["alice"]}

@@ -684,13 +684,15 @@ def serve(args, root, commit):
     if not srv.store.students():
         print("serve: no students yet: start once with --roster "
               "students.csv (a CSV with a header id,name)", file=sys.stderr)
+    class HTTPServer(ThreadingHTTPServer):
+        request_queue_size = 256  # a room submitting at once: no refusals
+        daemon_threads = True
     try:
-        httpd = ThreadingHTTPServer((args.host, args.port), make_handler(srv))
+        httpd = HTTPServer((args.host, args.port), make_handler(srv))
     except OSError as e:
         print("serve: cannot listen on %s:%d: %s" % (args.host, args.port, e),
               file=sys.stderr)
         return 4
-    httpd.daemon_threads = True
     srv.start()
     host, port = httpd.server_address[:2]
     print("serve: listening on http://%s:%d/ (GPUs: %s; state: %s)"
