@@ -7,6 +7,8 @@ static const char *const kinds[] = {
 	"progress", "profile", "sanitizer", "case", "guard", "launch", "timing",
 	"todo", "error", "integrity", "lint", "sandbox", "sweep",
 	"harness_end", "check", "step_end", "run_end",
+	/* the workshop server's, around a remote run (tools/server.py) */
+	"server", "queued", "job_end",
 };
 
 int event_kind_known(const char *name)

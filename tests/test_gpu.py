@@ -588,7 +588,8 @@ def server_burst(t):
     off-by-one v1 (tests/fixtures/saxpy/off_by_one.cu). Half way, the server
     is killed (-9) and restarted; clients re-attach. Asserts: every job ends
     once with the verdict a lone local `cudalab-grader test saxpy --src DIR
-    --step K` gives for the same file; the first round of starts serves
+    --step K` gives for the same file, and only the jobs the kill cut short
+    (at most one per GPU) ran twice; the first round of starts serves
     every student once (fair); no student ever has two jobs running at once;
     /api/status answers in under 100 ms (95th percentile; the max is
     printed) throughout."""
@@ -706,7 +707,9 @@ def server_burst(t):
     t.record("gpu: server burst: %d students x 5 steps, every job ends once "
              "with the verdict of a lone local run" % n,
              not problems and len(verdicts) == total and not wrong
-             and all(r[2] == "done" for r in rows),
+             and all(r[2] == "done" for r in rows)
+             and sum(1 for r in rows if r[5] > 1) <= len((gpus or "0")
+                                                          .split(",")),
              "problems %s\nwrong (job, got, lone) %s\nlone %s"
              % (problems[:5], wrong[:10], lone))
     first = [r[1] for r in sorted(rows, key=lambda r: r[3] or 0)][:n]

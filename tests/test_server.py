@@ -362,6 +362,31 @@ def floods(t, base):
                  "%d jobs" % n)
     finally:
         srv.stop()
+    # twelve requests of one student at the same instant: one job, no more
+    import threading
+    state = os.path.join(base, "state-burst")
+    os.makedirs(state)
+    srv = Serve(state, roster, ["--min-interval", "0", "--max-waiting", "1"],
+                env={"FAKE_SLEEP": "2"})
+    tok = srv.read_tokens()["eve"]
+    codes = []
+    try:
+        def one():
+            codes.append(http(srv.url + "api/jobs", "POST",
+                              {"lab": "saxpy", "files": saxpy_files()},
+                              tok)[0])
+        threads = [threading.Thread(target=one) for _ in range(12)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(30)
+        n = db_rows(state, "SELECT COUNT(*) FROM jobs")[0][0]
+        t.record("server: a flood of parallel requests: one accepted, the "
+                 "rest 429, one job stored",
+                 sorted(codes) == [202] + [429] * 11 and n == 1,
+                 "codes %s, %d jobs" % (sorted(codes), n))
+    finally:
+        srv.stop()
 
 
 def restart_after_kill(t, base):
@@ -632,8 +657,24 @@ def dashboard(t, srv, cfg):
     try:
         s = p.wait_for("PASS: 5 passed", timeout=60)
         t.record("server: `test saxpy --remote` in a terminal: the dashboard "
-                 "draws the server's run", "PASS: 5 passed" in s
-                 and "v5" in s, s)
+                 "draws the server's run (the server's own events "
+                 "understood, none flagged)", "PASS: 5 passed" in s
+                 and "v5" in s and "malformed" not in s, s)
+    finally:
+        p.close()
+    # while a job waits, the dashboard's header says where it is in the queue
+    waiting = os.path.join(os.path.dirname(cfg), "waiting.jsonl")
+    with open(os.path.join(FIX, "pass.jsonl")) as f, open(waiting, "w") as g:
+        g.write(f.readline())
+        g.write('{"event": "queued", "job": 7, "ahead": 3, "eta_s": 40}\n')
+    p = test_ui.Pane("(cat %s; sleep 30) | %s --replay -; sleep 30"
+                     % (waiting, os.path.join(hu.ROOT, "build", "cudalab-ui")),
+                     cols=100, rows=30)
+    try:
+        s = p.wait_for("queued on the server", timeout=15)
+        t.record("server: the dashboard shows a waiting job's place in the "
+                 "server's queue", "queued on the server: 3 ahead (about "
+                 "40 s)" in s and "malformed" not in s, s)
     finally:
         p.close()
 

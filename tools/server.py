@@ -562,11 +562,12 @@ def make_handler(srv):
             except ValueError:
                 raise Refusal(400, "the request is not JSON")
             lab, step, files = srv.validate(body)
-            wait = srv.admit(me["id"])
-            if wait:
-                raise Refusal(429, "too many submissions: %s; try again in "
-                              "%d s" % (wait[1], wait[0]), wait[0])
-            jid = srv.store.submit(me["id"], lab, step, files)
+            with srv.store.lock:  # parallel requests of one student
+                wait = srv.admit(me["id"])
+                if wait:
+                    raise Refusal(429, "too many submissions: %s; try again "
+                                  "in %d s" % (wait[1], wait[0]), wait[0])
+                jid = srv.store.submit(me["id"], lab, step, files)
             srv.notify()
             ahead = srv.ahead(jid)
             self.send_json(202, {"job": jid, "ahead": ahead,
