@@ -42,6 +42,10 @@ TEST_PACKAGES = [
     ("tmux", "tmux"),
     ("bubblewrap", "bwrap"),
     ("chromium", "chromium"),  # the workshop server's status page test
+    ("munge", "munged"),        # its --slurm test: a single-node Slurm
+    ("slurmctld", "slurmctld"),
+    ("slurmd", "slurmd"),
+    ("slurm-client", "srun"),
 ]
 
 
@@ -838,7 +842,7 @@ def main(argv=None):
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--for-tests", action="store_true",
                    help="also what `make test` needs (tmux, bubblewrap, "
-                        "chromium)")
+                        "chromium, a single-node Slurm)")
 
     p = sub.add_parser("grade", help="grade a folder of student submissions",
                        description="grade every submission (a folder, .zip "

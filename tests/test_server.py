@@ -703,6 +703,134 @@ def real_grader(t, base):
         srv.stop()
 
 
+SLURM_CONF = """ClusterName=cudalabtest
+SlurmctldHost={host}(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket={d}/munge.sock
+CredType=cred/munge
+StateSaveLocation={d}/state
+SlurmdSpoolDir={d}/spool
+SlurmctldPidFile={d}/slurmctld.pid
+SlurmdPidFile={d}/slurmd.pid
+SlurmctldLogFile={d}/slurmctld.log
+SlurmdLogFile={d}/slurmd.log
+SlurmctldPort={p1}
+SlurmdPort={p2}
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+MpiDefault=none
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory=500 State=UNKNOWN
+PartitionName=cudalab Nodes={host} Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+"""
+
+
+def free_port():
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
+
+
+def slurm_path(t, base):
+    """`serve --slurm`: each job an `srun` job step of a real single-node
+    Slurm (munged, slurmctld and slurmd started here, private socket and
+    ports, as root), the grader the stand-in; no GPU, so --slurm-args "".
+    """
+    need = ["munged", "slurmctld", "slurmd", "srun", "sinfo"]
+    missing = [p for p in need if not shutil.which(p)]
+    if missing or os.geteuid() != 0 or not os.path.exists(
+            "/etc/munge/munge.key"):
+        t.skip("server: --slurm on a single-node Slurm",
+               "needs root, /etc/munge/munge.key and %s (apt-get install "
+               "slurmctld slurmd slurm-client munge)" % ", ".join(missing or
+                                                                   need))
+        return
+    d = os.path.join(base, "slurm")
+    os.makedirs(os.path.join(d, "state"))
+    os.makedirs(os.path.join(d, "spool"))
+    host = socket.gethostname().split(".")[0]
+    conf = os.path.join(d, "slurm.conf")
+    with open(conf, "w") as f:
+        f.write(SLURM_CONF.format(host=host, d=d, p1=free_port(),
+                                  p2=free_port(), cpus=os.cpu_count() or 1))
+    env = dict(os.environ, SLURM_CONF=conf)
+    srv = None
+    try:
+        subprocess.run(["munged", "--force", "--socket=%s/munge.sock" % d,
+                        "--key-file=/etc/munge/munge.key",
+                        "--pid-file=%s/munged.pid" % d,
+                        "--log-file=%s/munged.log" % d,
+                        "--seed-file=%s/munge.seed" % d], timeout=30,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for daemon in ("slurmctld", "slurmd"):
+            subprocess.run([daemon, "-f", conf], env=env, timeout=30,
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        up = False
+        end = time.time() + 30
+        while time.time() < end and not up:
+            out = subprocess.run(["sinfo", "-h", "-o", "%T"], env=env,
+                                 stdout=subprocess.PIPE, text=True,
+                                 stderr=subprocess.DEVNULL).stdout
+            up = "idle" in out
+            time.sleep(0.5)
+        if not up:
+            t.record("server: a single-node Slurm starts for the --slurm "
+                     "test", False, open(os.path.join(d, "slurmctld.log"))
+                     .read()[-1500:] if os.path.exists(os.path.join(
+                         d, "slurmctld.log")) else "no slurmctld log")
+            return
+        log = os.path.join(d, "jobs.log")
+        wrapper = os.path.join(d, "grader.sh")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\necho \"slurm-job=${SLURM_JOB_ID:-none} $*\" "
+                    ">> %s\nexec %s \"$@\"\n" % (log, FAKE))
+        os.chmod(wrapper, 0o755)
+        state = os.path.join(base, "state-slurm")
+        os.makedirs(state)
+        roster = os.path.join(base, "roster-slurm.csv")
+        write_roster(roster, [("gina", "", ""), ("hugo", "", "")])
+        srv = Serve(state, roster, ["--min-interval", "0", "--slurm", "2",
+                                    "--slurm-args="],
+                    env={"SLURM_CONF": conf, "CUDALAB_SERVER_GRADER": wrapper})
+        tok = srv.read_tokens()
+        ids = []
+        for who in ("gina", "hugo"):
+            code, _, doc = http(srv.url + "api/jobs", "POST",
+                                {"lab": "saxpy", "files": saxpy_files()},
+                                tok[who])
+            ids.append(doc.get("job"))
+        done = wait_done(srv, ids, 90)
+        ran = open(log).read().splitlines() if os.path.exists(log) else []
+        results = db_rows(state, "SELECT COUNT(*) FROM results")[0][0]
+        t.record("server: --slurm runs each job as a Slurm job (srun on a "
+                 "real single-node Slurm) and keeps its results",
+                 done and len(ran) == 2 and results == 10 and all(
+                     not r.startswith("slurm-job=none") for r in ran),
+                 "done=%s ran=%s results=%d\n%s" % (done, ran, results,
+                                                    srv.errors()))
+    finally:
+        if srv:
+            srv.stop()
+        for name in ("slurmd.pid", "slurmctld.pid", "munged.pid"):
+            try:
+                os.kill(int(open(os.path.join(d, name)).read()),
+                        signal.SIGTERM)
+            except (OSError, ValueError):
+                pass
+        time.sleep(1)
+
+
 def run(t):
     base = tempfile.mkdtemp(prefix="cudalab-server-")
     srv = None
@@ -722,6 +850,7 @@ def run(t):
         floods(t, base)
         restart_after_kill(t, base)
         real_grader(t, base)
+        slurm_path(t, base)
     finally:
         if srv:
             srv.stop()

@@ -9,7 +9,9 @@ runs the C grader exactly as `grade` does one student's lab:
                    --no-color --sandbox [--step K]
 
 pinned to one GPU (CUDA_VISIBLE_DEVICES) by one worker thread per GPU, or
-(--slurm) under `srun --gres=gpu:1`, with a wall-clock limit per job; its
+(--slurm N: N worker threads) under `srun --gres=gpu:1` (--slurm-args),
+where Slurm picks the node and sets CUDA_VISIBLE_DEVICES, with a
+wall-clock limit per job; its
 JSON-lines events are stored as they come and streamed to the client.
 
 HTTP (JSON unless said otherwise; student routes take
@@ -37,6 +39,7 @@ its result is kept; GET .../events again re-attaches.
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -108,8 +111,9 @@ class Server:
     """The queue's workers, the exporter and the shared state."""
 
     def __init__(self, root, state_dir, grader, gpus, limits, slurm=False,
-                 sandbox=True, commit="unknown"):
+                 sandbox=True, commit="unknown", slurm_args="--gres=gpu:1"):
         self.root, self.state_dir, self.grader = root, state_dir, grader
+        self.slurm_args = slurm_args
         self.gpus, self.limits, self.slurm = gpus, limits, slurm
         self.sandbox, self.commit = sandbox, commit
         self.store = store_mod.open_store(state_dir)
@@ -196,10 +200,10 @@ class Server:
             cmd += ["--time-limit", str(self.limits.step_limit)]
         env = dict(os.environ, CUDALAB_COMMIT=self.commit)
         if self.slurm:
-            cmd = ["srun", "--quiet", "--gres=gpu:1", "--ntasks=1",
+            cmd = ["srun", "--quiet", "--ntasks=1",
                    "--job-name=cudalab-%d" % jid,
                    "--time=%d" % max(1, int(self.limits.job_limit // 60 + 1))
-                   ] + cmd
+                   ] + shlex.split(self.slurm_args) + cmd
         elif gpu != "any":
             env["CUDA_VISIBLE_DEVICES"] = gpu
         seq = 0
@@ -675,7 +679,8 @@ def serve(args, root, commit):
                     min_interval=args.min_interval,
                     max_waiting=args.max_waiting, per_hour=args.per_hour)
     srv = Server(root, state_dir, grader, gpus, limits, slurm=bool(args.slurm),
-                 sandbox=not args.unsandboxed, commit=commit)
+                 sandbox=not args.unsandboxed, commit=commit,
+                 slurm_args=args.slurm_args)
     if args.export:
         rc = export(srv.store, srv.labs, srv.real_grader(), root,
                     os.path.abspath(args.export))
@@ -736,6 +741,9 @@ def add_arguments(p):
     p.add_argument("--slurm", type=int, metavar="N", nargs="?", const=4,
                    help="run each job as a Slurm job (srun --gres=gpu:1), "
                         "at most N at once (default 4)")
+    p.add_argument("--slurm-args", dest="slurm_args", default="--gres=gpu:1",
+                   help="srun options of each job (default --gres=gpu:1; "
+                        "e.g. \"--gres=gpu:1 --partition=gpu\")")
     p.add_argument("--job-limit", dest="job_limit", type=float, default=900,
                    help="seconds one job may run (default 900)")
     p.add_argument("--time-limit", dest="time_limit", type=float,
