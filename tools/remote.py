@@ -29,7 +29,8 @@ import sys
 import urllib.error
 import urllib.request
 
-FILE_LIMIT = 256 << 10  # mirrors nothing: the server's cap is authoritative
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server import FILE_LIMIT  # noqa: E402  (one cap: the server's)
 
 
 class RemoteError(Exception):

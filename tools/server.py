@@ -18,7 +18,8 @@ HTTP (JSON unless said otherwise; student routes take
 `Authorization: Bearer TOKEN`):
   GET  /                      the status page (HTML, polls /api/status)
   GET  /api/status            queue, GPUs, limits, the class view's data
-  GET  /api/gradebook         the class's gradebook.json (the C writer's)
+  GET  /api/gradebook         the class's gradebook.json (the C writer's);
+                              to 127.0.0.1 only unless --public-gradebook
   GET  /api/me                who the token belongs to
   POST /api/jobs              {"lab", "step"?, "files": {name: text}}
                               -> 202 {"job", "ahead", "eta_s"}
@@ -114,6 +115,7 @@ class Server:
                  sandbox=True, commit="unknown", slurm_args="--gres=gpu:1"):
         self.root, self.state_dir, self.grader = root, state_dir, grader
         self.slurm_args = slurm_args
+        self.public_gradebook = False
         self.gpus, self.limits, self.slurm = gpus, limits, slurm
         self.sandbox, self.commit = sandbox, commit
         self.store = store_mod.open_store(state_dir)
@@ -525,6 +527,12 @@ def make_handler(srv):
             elif url.path == "/api/status":
                 self.send_json(200, srv.status())
             elif url.path == "/api/gradebook":
+                # every student's verdicts: the organiser's, not the room's
+                if not srv.public_gradebook and \
+                        self.client_address[0] not in ("127.0.0.1", "::1"):
+                    raise Refusal(403, "the gradebook is served to this "
+                                       "machine only (serve "
+                                       "--public-gradebook to change that)")
                 path = os.path.join(srv.state_dir, "export", "gradebook.json")
                 try:
                     with open(path) as f:
@@ -650,7 +658,8 @@ def default_gpus():
 
 def serve(args, root, commit):
     """`run.py serve`. Returns an exit code."""
-    state_dir = os.path.abspath(args.state)
+    state_dir = os.path.abspath(args.state or os.path.join(
+        root, ".cudalab-server"))
     st = store_mod.open_store(state_dir)
     if args.revoke:
         ok = st.set_revoked(args.revoke, True)
@@ -681,6 +690,7 @@ def serve(args, root, commit):
     srv = Server(root, state_dir, grader, gpus, limits, slurm=bool(args.slurm),
                  sandbox=not args.unsandboxed, commit=commit,
                  slurm_args=args.slurm_args)
+    srv.public_gradebook = args.public_gradebook
     if args.export:
         rc = export(srv.store, srv.labs, srv.real_grader(), root,
                     os.path.abspath(args.export))
@@ -733,9 +743,9 @@ def add_arguments(p):
                                     ": new students get a token, printed once")
     p.add_argument("--revoke", metavar="ID",
                    help="revoke a student's token, then exit")
-    p.add_argument("--state", default=".cudalab-server",
+    p.add_argument("--state",
                    help="the server's state folder (SQLite, work files, "
-                        "export; default ./.cudalab-server)")
+                        "export; default .cudalab-server in the checkout)")
     p.add_argument("--gpus", help="GPUs to use, e.g. 0,1 (default: "
                                   "CUDA_VISIBLE_DEVICES, else all)")
     p.add_argument("--slurm", type=int, metavar="N", nargs="?", const=4,
@@ -760,6 +770,11 @@ def add_arguments(p):
     p.add_argument("--unsandboxed", action="store_true",
                    help="run the grader without --sandbox (a trusted room "
                         "only; every stream says so)")
+    p.add_argument("--public-gradebook", dest="public_gradebook",
+                   action="store_true",
+                   help="serve /api/gradebook (every student's verdicts, "
+                        "for `run.py show URL`) to any address, not only "
+                        "to this machine")
     p.add_argument("--export", metavar="OUT",
                    help="write the class's gradebook (the files `grade` "
                         "writes) to OUT, then exit")
