@@ -250,6 +250,30 @@ def exit_status_and_env(t, base):
         srv.stop()
 
 
+def job_limit(t, base):
+    """A job past --job-limit is stopped: the stream says so, exit 4."""
+    state = os.path.join(base, "state-limit")
+    os.makedirs(state)
+    roster = os.path.join(base, "roster-limit.csv")
+    write_roster(roster, [("ivan", "", "")])
+    srv = Serve(state, roster, ["--min-interval", "0", "--job-limit", "1"],
+                env={"FAKE_SLEEP": "20"})
+    srv.read_tokens()
+    cfg = os.path.join(base, "cfg-ivan")
+    try:
+        login(srv, cfg, "ivan")
+        start = time.time()
+        rc, out, err = hu.run(RUN + ["test", "saxpy", "--remote"],
+                              env=client_env(cfg), timeout=120)
+        took = time.time() - start
+        t.record("server: a job past --job-limit is stopped, the client is "
+                 "told why, exit 4",
+                 rc == 4 and "ran past the server's limit of 1 s" in err
+                 and took < 15, "rc=%d %.1f s\n%s\n%s" % (rc, took, out, err))
+    finally:
+        srv.stop()
+
+
 def fairness(t, base):
     state = os.path.join(base, "state-fair")
     os.makedirs(state)
@@ -690,10 +714,18 @@ def real_grader(t, base):
     cfg = os.path.join(base, "cfg-frank")
     try:
         login(srv, cfg, "frank")
+        # the reference, made its own: the build cache keeps the path a file
+        # was first compiled from (in its PTX line table), and the server's
+        # work folder is gone after the job; a shared cache entry would
+        # point other tests' `explain` at it
+        src = os.path.join(base, "frank-saxpy")
+        os.makedirs(src)
+        with open(os.path.join(hu.ROOT, "solutions", "saxpy",
+                               "saxpy_v1.cu")) as f, \
+                open(os.path.join(src, "saxpy_v1.cu"), "w") as g:
+            g.write(f.read() + "// sent by tests/test_server.py\n")
         rc, out, err = hu.run(RUN + ["test", "saxpy", "--step", "1",
-                                     "--remote", "--src",
-                                     os.path.join(hu.ROOT, "solutions",
-                                                  "saxpy")],
+                                     "--remote", "--src", src],
                               env=client_env(cfg), timeout=300)
         t.record("server: with the real grader and no GPU, a remote step "
                  "ends NOT GRADED, exit 3, as a local run",
@@ -846,6 +878,7 @@ def run(t):
         srv.stop()
         srv = None
         exit_status_and_env(t, base)
+        job_limit(t, base)
         fairness(t, base)
         floods(t, base)
         restart_after_kill(t, base)
