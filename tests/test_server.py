@@ -323,7 +323,7 @@ def fairness(t, base):
     os.makedirs(state)
     log = os.path.join(base, "rr.log")
     srv = Serve(state, roster, ["--min-interval", "0", "--max-waiting", "3"],
-                env={"FAKE_SLEEP": "0.5", "FAKE_LOG": log})
+                env={"FAKE_SLEEP": "1.5", "FAKE_LOG": log})
     tok = srv.read_tokens()
     try:
         ids = []

@@ -321,10 +321,11 @@ class Server:
     def ahead(self, jid):
         """Jobs that run before a queued one: the fair queue's estimate plus
         those running now; 0 once it runs."""
-        job = self.store.job(jid)
-        if not job or job["state"] != "queued":
-            return 0
-        return self.store.queue_ahead(jid) + len(self.store.running())
+        with self.store.lock:  # one snapshot: no worker claims meanwhile
+            job = self.store.job(jid)
+            if not job or job["state"] != "queued":
+                return 0
+            return self.store.queue_ahead(jid) + len(self.store.running())
 
     def eta(self, ahead):
         per = self.store.mean_job_seconds()
