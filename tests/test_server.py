@@ -863,9 +863,39 @@ def slurm_path(t, base):
         time.sleep(1)
 
 
+def report_command(t):
+    """`cudalab-grader report`: the text reporter over a saved or piped
+    stream (what a remote run is printed with); its exit status is the
+    recorded run's, 4 when the stream was cut before run_end."""
+    for name, want in (("pass.jsonl", 0), ("wrong_result.jsonl", 1),
+                       ("no_gpu.jsonl", 3), ("truncated.jsonl", 4)):
+        with open(os.path.join(FIX, name)) as f:
+            proc = subprocess.run([hu.GRADER, "report", "-", "--no-color"],
+                                  stdin=f, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True,
+                                  timeout=30)
+        t.record("server: `cudalab-grader report -` on %s exits %d" % (name,
+                                                                      want),
+                 proc.returncode == want and (want == 4 or "step(s) in"
+                                              in proc.stdout),
+                 "rc=%d\n%s" % (proc.returncode, proc.stdout[-600:]))
+    proc = subprocess.run([hu.GRADER, "classbook", os.path.join(
+        hu.ROOT, "tests", "fixtures", "class", "gradebook.json")],
+        stdout=subprocess.PIPE, text=True, timeout=30)
+    doc = json.loads(proc.stdout or "{}")
+    v1 = (doc.get("steps") or [{}])[0]
+    t.record("server: `cudalab-grader classbook` gives the class view's "
+             "data (passed/submitted, histogram, threshold) as JSON",
+             proc.returncode == 0 and doc.get("students") == 9
+             and v1.get("passed") == 5 and v1.get("submitted") == 8
+             and sum(v1.get("histogram", [])) == v1.get("measured") == 6
+             and v1.get("threshold") == 60.0, proc.stdout[:600])
+
+
 def run(t):
     base = tempfile.mkdtemp(prefix="cudalab-server-")
     srv = None
+    report_command(t)
     try:
         srv, cfg = roster_and_login(t, base)
         submit_and_stream(t, srv, cfg)
