@@ -66,6 +66,7 @@ class Serve:
         self.port = int(open(self.port_file).read()) \
             if os.path.exists(self.port_file) else None
         self.url = "http://127.0.0.1:%s/" % self.port
+        STARTED.append(self)
 
     def read_tokens(self):
         """The lines `ID TOKEN` printed before the server started."""
@@ -76,6 +77,8 @@ class Serve:
         return self.tokens
 
     def stop(self, kill9=False):
+        if self.out.closed:
+            return
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL if kill9 else signal.SIGTERM)
             try:
@@ -159,6 +162,9 @@ def write_roster(path, rows):
         f.write("id,name,revoked\n")
         for r in rows:
             f.write(",".join(r) + "\n")
+
+
+STARTED = []  # every Serve of the suite, stopped at its end whatever broke
 
 
 def roster_and_login(t, base):
@@ -915,6 +921,7 @@ def run(t):
         real_grader(t, base)
         slurm_path(t, base)
     finally:
-        if srv:
-            srv.stop()
+        for s in STARTED:
+            s.stop()
+        del STARTED[:]
         shutil.rmtree(base, ignore_errors=True)
