@@ -13,6 +13,9 @@
     python3 run.py                         the workshop: the dashboard
     python3 run.py setup                   check/install system packages
     python3 run.py help [COMMAND]          the commands, or one's options
+    python3 run.py login URL               a workshop server's token
+    python3 run.py test LAB --remote       grade on the workshop server
+    python3 run.py serve --roster F.csv    run the workshop server
 
 Every command builds what is missing first (make) and installs missing system
 packages when run as root, or prints the one apt-get command to run.
@@ -105,6 +108,11 @@ PACKAGES = [
 TEST_PACKAGES = [
     ("tmux", "tmux"),
     ("bubblewrap", "bwrap"),
+    ("chromium", "chromium"),  # the workshop server's status page test
+    ("munge", "munged"),        # its --slurm test: a single-node Slurm
+    ("slurmctld", "slurmctld"),
+    ("slurmd", "slurmd"),
+    ("slurm-client", "srun"),
 ]
 
 
@@ -137,8 +145,10 @@ def is_root():
 
 
 def setup(quiet=False, for_tests=False):
-    """Make sure the toolchain and packages are there. Returns an exit code."""
-    if not shutil.which("nvcc"):
+    """Make sure the toolchain and packages are there. Returns an exit code.
+    CUDALAB_CLIENT_BUILD=1: only the workshop client's build (the grader's
+    list/report and the dashboard, plain C): nvcc is not needed."""
+    if not shutil.which("nvcc") and not os.environ.get("CUDALAB_CLIENT_BUILD"):
         print("cudalab: nvcc not found on PATH: install the CUDA Toolkit and "
               "add its bin/ folder to PATH (e.g. export "
               "PATH=/usr/local/cuda/bin:$PATH)", file=sys.stderr)
@@ -1144,6 +1154,42 @@ def grade_class(args):
     return rc
 
 
+def remote_command(args, workshop_server):
+    """login, serve, test --remote and show URL: tools/server.py and
+    tools/remote.py do the work."""
+    import remote
+    if args.command == "serve":
+        rc = build()
+    else:  # a laptop without CUDA: the plain-C programs only
+        rc = subprocess.call(["make", "-s", "-C", ROOT, "build/cudalab-grader",
+                              "build/cudalab-ui"],
+                             env=dict(os.environ, CUDALAB_CLIENT_BUILD="1"))
+        rc = 4 if rc else 0
+    if rc:
+        return rc
+    try:
+        if args.command == "serve":
+            return workshop_server.serve(args, ROOT, commit_id())
+        if args.command == "login":
+            return remote.login(args.url)
+        if args.command == "show":
+            return remote.show_class(args.file, UI, args.size,
+                                     use_dashboard(None))
+        if use_dashboard(args) and args.lab and not args.json:
+            env = dict(os.environ, CUDALAB_JOB=args.job or "")
+            ui = [UI, "--grader", os.path.join(ROOT, "tools", "remote_grader"),
+                  "--root", ROOT, "--labs", labs_file(), "--lab", args.lab]
+            if args.step:
+                ui += ["--step", args.step]
+            return subprocess.call(ui + ["--"] + (["--src", args.src]
+                                                  if args.src else []),
+                                   env=env)
+        return remote.test(args, ROOT, GRADER)
+    except remote.RemoteError as e:
+        print("cudalab: %s" % e.message, file=sys.stderr)
+        return e.code
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="run.py", description="cudalab: CUDA performance labs.",
@@ -1168,6 +1214,16 @@ def main(argv=None):
                        help="plain text (the default when not a terminal)")
         p.add_argument("--verbose", action="store_true",
                        help="show passing checks and compiler warnings too")
+        if name == "test":
+            p.add_argument("--remote", action="store_true",
+                           default=os.environ.get("CUDALAB_REMOTE", "")
+                           not in ("", "0"),
+                           help="grade on the workshop server (after `run.py "
+                                "login URL`; also CUDALAB_REMOTE=1)")
+            p.add_argument("--job", help="with --remote: re-attach to a job")
+            p.add_argument("--gradescope", metavar="FILE",
+                           help="with --remote: also write the job's "
+                                "Gradescope results.json to FILE")
 
     add_grading("test", "build, check and time each step of a lab")
     add_grading("bench", "a longer, steadier measurement with a fresh "
@@ -1231,7 +1287,8 @@ def main(argv=None):
                                    "install them when run as root")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--for-tests", action="store_true",
-                   help="also what `make test` needs (tmux, bubblewrap)")
+                   help="also what `make test` needs (tmux, bubblewrap, "
+                        "chromium, a single-node Slurm)")
 
     p = sub.add_parser("grade", help="grade a folder of student submissions",
                        description="grade every submission (a folder, .zip "
@@ -1320,8 +1377,29 @@ def main(argv=None):
     p.add_argument("--size", default="30x100",
                    help="ROWSxCOLS of the printed screen without a terminal")
 
+    p = sub.add_parser("login", help="keep a workshop server's token",
+                       description="ask for the token the organiser handed "
+                                   "out, check it with the server at URL and "
+                                   "keep both in your config folder "
+                                   "($XDG_CONFIG_HOME/cudalab/remote.json, "
+                                   "mode 0600), never in this tree")
+    p.add_argument("url")
+    p = sub.add_parser("serve", help="the workshop server: a fair queue on "
+                                     "this machine's GPUs, tokens, a status "
+                                     "page",
+                       description="serve the grader over HTTP to a room of "
+                                   "laptops (see the README's workshop "
+                                   "guide)")
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import server as workshop_server
+    workshop_server.add_arguments(p)
+
     args = parser.parse_args(argv)
     locate()
+    if args.command in ("login", "serve") or getattr(args, "remote", False) \
+            or (args.command == "show" and (args.file or "").startswith(
+                ("http://", "https://"))):
+        return remote_command(args, workshop_server)
     if args.command is None:
         return workshop(parser)
     if args.command == "help":

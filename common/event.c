@@ -8,6 +8,8 @@ static const char *const kinds[] = {
 	"todo", "error", "integrity", "gpu_state", "lint", "sandbox", "sweep",
 	"calibration",
 	"harness_end", "check", "step_end", "run_end",
+	/* the workshop server's, around a remote run (tools/server.py) */
+	"server", "queued", "job_end",
 };
 
 int event_kind_known(const char *name)

@@ -149,6 +149,13 @@
  *  run_end    verdict("pass"|"fail"|"not_graded") passed failed not_graded
  *             total seconds
  *
+ * Around a remote run, the workshop server (tools/server.py, which owns
+ * them) adds, and the grader never writes:
+ *  queued     job ahead(jobs before it) eta_s   (while it waits; repeated)
+ *  server     job commit gpu sandbox(bool) limits:{job_limit_s ...}
+ *             (first, when the job starts)
+ *  job_end    job exit(the grader's exit status)   (last)
+ *
  * Step verdicts: "pass", "fail" (ran, but a case or a check failed),
  * "compile_error", "crash" (CUDA error, signal, or exit before harness_end),
  * "timeout", "not_implemented" (starter stub), "not_graded" (no CUDA device,

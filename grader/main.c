@@ -8,6 +8,7 @@
 #include "event.h"
 #include "batch.h"
 #include "capability.h"
+#include "classbook.h"
 #include "device.h"
 #include "explain.h"
 #include "gradebook.h"
@@ -50,6 +51,12 @@ static const char usage[] =
 	"  list        the labs in workshop order, with your progress\n"
 	"  device      this machine's GPU and its measured copy bandwidth\n"
 	"  paths       where this grader compiles and keeps state (JSON)\n"
+	"  report [FILE|-] [--verbose] [--color|--no-color]\n"
+	"              print a saved or streamed event file (JSON lines) as\n"
+	"              `test` prints it; exit status that of the run it records\n"
+	"  classbook OUT  the class view's data of a gradebook (OUT or\n"
+	"              OUT/gradebook.json) as JSON: per step, passed/submitted,\n"
+	"              verdict counts, %% of copy spread, threshold, histogram\n"
 	"\n"
 	"options of test and bench (explain takes --step, --src, --jobs,\n"
 	"--time-limit and its own --plot FILE.svg, --no-counters):\n"
@@ -194,6 +201,116 @@ static int cmd_class(const char *cmd, const char *root, int argc,
 fail:
 	fprintf(stderr, "cudalab-grader: %s\n", err);
 	return 4;
+}
+
+/*
+ * report: the text reporter over an event file or a pipe (the workshop
+ * server's stream, a saved run), line by line as it arrives. Exit status:
+ * the run's own (run_end: 0 pass, 1 fail, 3 not graded); 4 when the stream
+ * ended without a run_end (the run was cut short).
+ */
+static int cmd_report(int argc, char **argv)
+{
+	const char *path = "-";
+	int color = isatty(1) && !getenv("NO_COLOR"), verbose = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--verbose"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "--color"))
+			color = 1;
+		else if (!strcmp(argv[i], "--no-color"))
+			color = 0;
+		else if (!strcmp(argv[i], "--help"))
+			return fputs("usage: cudalab-grader report [FILE|-] "
+				     "[--verbose] [--color|--no-color]\n",
+				     stdout), 0;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("report: unknown option %s", argv[i]);
+		else
+			path = argv[i];
+	}
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "cudalab-grader: cannot read %s: %s\n", path,
+			strerror(errno));
+		return 2;
+	}
+	struct report r;
+	report_init(&r, stdout, color, verbose);
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 4;
+	while (getline(&line, &cap, f) > 0) {
+		json_t *ev = line[0] == '{' ? json_loads(line, 0, NULL) : NULL;
+		const char *k = json_string_value(json_object_get(ev, "event"));
+		if (k) {
+			if (!strcmp(k, "run_end")) {
+				const char *v = event_str(ev, "verdict");
+				rc = !strcmp(v, "pass") ? 0 : !strcmp(v, "fail") ? 1
+				     : !strcmp(v, "not_graded") ? 3 : 4;
+			}
+			report_text(&r, ev);
+		}
+		json_decref(ev);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	report_release(&r);
+	return rc;
+}
+
+/* classbook: the class view's data (classbook.h) as one JSON document, for
+ * front ends that are not the terminal dashboard (the workshop server's
+ * status page). Histograms: 10 bins over [0, 100) % of copy. */
+static int cmd_classbook(int argc, char **argv)
+{
+	if (argc != 1 || !strcmp(argv[0], "--help"))
+		return fputs("usage: cudalab-grader classbook OUT|OUT/gradebook."
+			     "json\n", argc != 1 ? stderr : stdout),
+		       argc != 1 ? 2 : 0;
+	struct classbook b;
+	char err[1024];
+	memset(&b, 0, sizeof(b));
+	if (classbook_load(&b, argv[0], err, sizeof(err)) < 0) {
+		fprintf(stderr, "cudalab-grader: %s\n", err);
+		classbook_free(&b);
+		return 4;
+	}
+	json_t *steps = json_array();
+	for (int i = 0; i < b.nsteps; i++) {
+		const struct cb_step *st = &b.steps[i];
+		json_t *verdicts = json_object(), *hist = json_array();
+		for (int k = 0; k < st->nverdicts; k++)
+			json_object_set_new(verdicts, st->verdicts[k].verdict,
+					    json_integer(st->verdicts[k].count));
+		int bins[10];
+		classbook_histogram(st, 100.0, bins, 10);
+		for (int k = 0; k < 10; k++)
+			json_array_append_new(hist, json_integer(bins[k]));
+		json_t *s = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:o}",
+				      "lab", st->lab, "step", st->id, "title",
+				      st->title, "submitted", st->submitted,
+				      "passed", st->passed, "measured",
+				      st->measured, "verdicts", verdicts,
+				      "histogram", hist);
+		if (st->threshold >= 0)
+			json_object_set_new(s, "threshold",
+					    json_real(st->threshold));
+		if (st->measured) {
+			json_object_set_new(s, "min", json_real(st->min));
+			json_object_set_new(s, "median", json_real(st->median));
+			json_object_set_new(s, "max", json_real(st->max));
+		}
+		json_array_append_new(steps, s);
+	}
+	json_t *doc = json_pack("{s:i, s:o}", "students", b.nstudents,
+				"steps", steps);
+	json_dumpf(doc, stdout, JSON_COMPACT);
+	printf("\n");
+	json_decref(doc);
+	classbook_free(&b);
+	return 0;
 }
 
 static void default_root(char *out, size_t len)
@@ -397,6 +514,10 @@ int main(int argc, char **argv)
 		}
 		return cmd_list(root, state_dir, as_json);
 	}
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - i, argv + i);
+	if (!strcmp(cmd, "classbook"))
+		return cmd_classbook(argc - i, argv + i);
 	if (!strcmp(cmd, "grade") || !strcmp(cmd, "gradebook") ||
 	    !strcmp(cmd, "merge"))
 		return cmd_class(cmd, root, argc - i, argv + i);

@@ -9,6 +9,8 @@ Suites, each a story of one feature:
   arch  tests/test_arch.py: every lab builds for sm_75 ... sm_120, and what
         a step needs is real (CUDALAB_ARCH_MATRIX=full: every file)
   ui    tests/test_ui.py: the dashboard under tmux (recorded streams)
+  server tests/test_server.py: the workshop server on 127.0.0.1 (stand-in
+        and real grader, status page in headless Chromium)
   gpu   tests/test_gpu.py: the SAXPY lab on a real device (skipped, and
         counted as skipped, when no CUDA device answers)
 
@@ -74,6 +76,8 @@ def main(argv):
     test_arch.run(t)
     import test_ui
     test_ui.run(t)
+    import test_server
+    test_server.run(t)
     import test_gpu
     device = hu.device_facts()
     if device.get("available"):

@@ -17,6 +17,9 @@ A shared GPU (common/gpulock.h, common/gpustate.h): eight students, each in
 their own copy of the tree, run `run.py test saxpy` (and `transpose`) at once
 and get exactly the verdicts of one run alone; no step is accused of
 off-stream work; the lock was really contended (someone waited for the GPU).
+
+server (only when CUDALAB_GPU_LABS names "server"): a burst of simulated
+students against `run.py serve` on this GPU (server_burst below).
 """
 import json
 import os
@@ -886,6 +889,157 @@ def hidden_sizes_by_file(t):
                  and sbx and sbx[0].get("on") is True,
                  "rc=%d cases=%s sandbox=%s end=%s\n%s"
                  % (rc, cases[:1], sbx, end.get("summary"), e[-800:]))
+def server_burst(t):
+    """CUDALAB_SERVER_STUDENTS (default 30) students each send the 5 saxpy
+    steps at once (one job per step: 150 jobs) to `run.py serve` with the
+    real grader on this machine's GPUs. Their files differ: even students
+    send the reference solutions, odd ones the starters, every third one an
+    off-by-one v1 (tests/fixtures/saxpy/off_by_one.cu). Half way, the server
+    is killed (-9) and restarted; clients re-attach. Asserts: every job ends
+    once with the verdict a lone local `cudalab-grader test saxpy --src DIR
+    --step K` gives for the same file, and only the jobs the kill cut short
+    (at most one per GPU) ran twice; the first round of starts serves
+    every student once (fair); no student ever has two jobs running at once;
+    /api/status answers in under 100 ms (95th percentile; the max is
+    printed) throughout."""
+    import threading
+    import urllib.request
+    import test_server as ts
+    n = int(os.environ.get("CUDALAB_SERVER_STUDENTS", "30"))
+    base = tempfile_dir = __import__("tempfile").mkdtemp(prefix="cudalab-burst-")
+    srcs = {"solutions": SOL, "starters": STARTERS}
+    bug = os.path.join(base, "off_by_one")
+    os.makedirs(bug)
+    for k in range(1, 6):
+        src = os.path.join(SOL, "saxpy_v%d.cu" % k)
+        if k == 1:
+            src = os.path.join(hu.ROOT, "tests", "fixtures", "saxpy",
+                               "off_by_one.cu")
+        with open(src) as f, open(os.path.join(bug, "saxpy_v%d.cu" % k),
+                                  "w") as g:
+            g.write(f.read())
+    srcs["off_by_one"] = bug
+
+    def kind(i):
+        return "off_by_one" if i % 3 == 0 else ("solutions" if i % 2 == 0
+                                                else "starters")
+    lone = {}
+    for name, d in srcs.items():
+        for k, step in enumerate(STEPS, 1):
+            rc, events, err = hu.grade(["test", LAB, "--src", d, "--step",
+                                        str(k), "--no-save"])
+            e = hu.step_ends(events).get(step, {})
+            lone[(name, step)] = e.get("verdict")
+    roster = os.path.join(base, "roster.csv")
+    ts.write_roster(roster, [("s%02d" % i, "", "") for i in range(n)])
+    state = os.path.join(base, "state")
+    os.makedirs(state)
+    args = ["--min-interval", "0", "--max-waiting", "5", "--per-hour", "100"]
+    env = {"CUDALAB_SERVER_GRADER": ""}
+    gpus = os.environ.get("CUDA_VISIBLE_DEVICES")
+    srv = ts.Serve(state, roster, args + ["--gpus", gpus or "0"], env=env)
+    tokens = srv.read_tokens()
+    url = [srv.url]
+    latencies, stop = [], threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            t0 = time.time()
+            try:
+                urllib.request.urlopen(url[0] + "api/status", timeout=5).read()
+                latencies.append(time.time() - t0)
+            except OSError:
+                pass  # the restart window
+            time.sleep(0.25)
+    verdicts, problems = {}, []
+
+    def student(i):
+        sid = "s%02d" % i
+        d = srcs[kind(i)]
+        jobs = []
+        for k, step in enumerate(STEPS, 1):
+            with open(os.path.join(d, "saxpy_v%d.cu" % k)) as f:
+                body = {"lab": LAB, "step": str(k),
+                        "files": {"saxpy_v%d.cu" % k: f.read()}}
+            for _ in range(600):
+                code, _, doc = ts.http(url[0] + "api/jobs", "POST", body,
+                                       tokens[sid])
+                if code == 202:
+                    jobs.append((doc["job"], step))
+                    break
+                time.sleep(1)
+        for jid, step in jobs:
+            for _ in range(1200):
+                try:
+                    req = urllib.request.Request(
+                        url[0] + "api/jobs/%d/events" % jid)
+                    req.add_header("Authorization", "Bearer " + tokens[sid])
+                    evs = []
+                    with urllib.request.urlopen(req, timeout=900) as r:
+                        for line in r:
+                            evs.append(json.loads(line))
+                    if evs and evs[-1].get("event") == "job_end":
+                        e = hu.step_ends(evs).get(step, {})
+                        verdicts[jid] = (sid, kind(i), step, e.get("verdict"))
+                        break
+                except (OSError, ValueError):
+                    pass
+                time.sleep(1)
+            else:
+                problems.append("job %d never ended" % jid)
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    clients = [threading.Thread(target=student, args=(i,)) for i in range(n)]
+    for c in clients:
+        c.start()
+    total = 5 * n
+    try:
+        end = time.time() + 1800
+        while time.time() < end:
+            done = ts.db_rows(state, "SELECT COUNT(*) FROM jobs WHERE "
+                                     "state='done'")[0][0]
+            if done >= total // 2:
+                break
+            time.sleep(1)
+        srv.stop(kill9=True)
+        srv = ts.Serve(state, None, args + ["--gpus", gpus or "0"], env=env)
+        url[0] = srv.url
+        for c in clients:
+            c.join(timeout=3600)
+    finally:
+        stop.set()
+        srv.stop()
+    rows = ts.db_rows(state, "SELECT id, student, state, started, finished, "
+                             "runs FROM jobs ORDER BY started")
+    wrong = [(j, v, lone.get((v[1], v[2]))) for j, v in verdicts.items()
+             if v[3] != lone.get((v[1], v[2]))]
+    t.record("gpu: server burst: %d students x 5 steps, every job ends once "
+             "with the verdict of a lone local run" % n,
+             not problems and len(verdicts) == total and not wrong
+             and all(r[2] == "done" for r in rows)
+             and sum(1 for r in rows if r[5] > 1) <= len((gpus or "0")
+                                                          .split(",")),
+             "problems %s\nwrong (job, got, lone) %s\nlone %s"
+             % (problems[:5], wrong[:10], lone))
+    first = [r[1] for r in sorted(rows, key=lambda r: r[3] or 0)][:n]
+    per = {}
+    for jid, sid, _, started, finished, _ in rows:
+        per.setdefault(sid, []).append((started or 0, finished or 0))
+    overlap = [s for s, spans in per.items() for a in spans for b in spans
+               if a < b and a[1] > b[0]]
+    t.record("gpu: server burst: the first round serves every student once; "
+             "no student has two jobs running at once",
+             len(set(first)) == n and not overlap,
+             "first %s overlap %s" % (first, overlap[:5]))
+    lat = sorted(latencies)
+    p95 = lat[int(0.95 * (len(lat) - 1))] if lat else None
+    print("# server burst: /api/status %d answers, p95 %.1f ms, max %.1f ms"
+          % (len(lat), 1000 * (p95 or 0), 1000 * (lat[-1] if lat else 0)))
+    t.record("gpu: server burst: /api/status answers in under 100 ms "
+             "(95th percentile) throughout", p95 is not None and p95 < 0.1,
+             "p95 %s max %s" % (p95, lat[-1] if lat else None))
+    import shutil
+    shutil.rmtree(tempfile_dir, ignore_errors=True)
 
 
 def run(t):
@@ -918,3 +1072,7 @@ def run(t):
         t.skip("gpu: newcomer", "not in CUDALAB_GPU_LABS")
     else:
         newcomer_on_gpu(t)
+    if "server" in only:  # minutes of GPU time: only when asked for
+        server_burst(t)
+    else:
+        t.skip("gpu: server burst", "CUDALAB_GPU_LABS does not name server")

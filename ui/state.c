@@ -283,6 +283,15 @@ void ui_state_apply(struct ui_state *s, const json_t *ev)
 		for (int i = 0; i < s->nlabs; i++)
 			if (!strcmp(s->labs[i].name, s->lab) && s->total == s->labs[i].steps)
 				s->labs[i].passed = s->passed;
+	} else if (!strcmp(kind, "queued")) {
+		/* a remote run waiting in the workshop server's queue */
+		s->run_active = 1;
+		snprintf(s->activity, sizeof(s->activity),
+			 "queued on the server: %d ahead (about %.0f s)",
+			 (int)event_num(ev, "ahead"), event_num(ev, "eta_s"));
+	} else if (!strcmp(kind, "server")) {
+		snprintf(s->activity, sizeof(s->activity),
+			 "on the server's GPU %s", event_str(ev, "gpu"));
 	} else if (!strcmp(kind, "timing") &&
 		   !strcmp(event_str(ev, "who"), "vendor")) {
 		s->has_vendor = 1;
