@@ -438,14 +438,17 @@ def results_table(events):
         return v * 100 if isinstance(v, (int, float)) else None
 
     lines = [
-        "Measured with `python3 run.py bench %s --src %s`, recorded "
+        "Measured with `python3 run.py %s`, recorded "
         "by `python3 run.py record %s`: **%s** (%d SMs, CC %s, driver %s), "
         "%s, commit `%s`. Copy ceiling %.0f GB/s (%s, measured in the same "
         "run). n = %s elements (%.0f MiB moved per call)%s; %s; "
         "'%% of ref.' is the step's bandwidth against its reference "
         "solution's calibrated figure for this GPU (what the timing bars "
         "judge)."
-        % (begin["lab"], bench_source(begin), begin["lab"], device.get("name"),
+        % (("calibrate %s --into calibration --bench" % begin["lab"])
+           if any(e["event"] == "calibration" for e in events)
+           else "bench %s --src %s" % (begin["lab"], bench_source(begin)),
+           begin["lab"], device.get("name"),
            device.get("sm_count", 0), device.get("cc"), device.get("driver"),
            begin["started"][:10], begin.get("commit", "unknown"), copy_gbps,
            device.get("copy_method"), "{:,}".format(int(first.get("n", 0))),
