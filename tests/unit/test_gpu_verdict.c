@@ -38,13 +38,13 @@ static const char *verdict_of(const char *text, char *summary, size_t len,
 	struct step_outcome o;
 	outcome_init(&o, "v1", 3000, sink, NULL);
 	outcome_feed(&o, text, strlen(text));
-	char fail[600] = "", unmeasured[300] = "";
-	if (outcome_ran_clean(&o, &c))
-		verdict_checks(&spec, o.metrics, sink, NULL, fail, sizeof(fail),
-			       unmeasured, sizeof(unmeasured));
+	struct check_summary checks;
+	int clean = outcome_ran_clean(&o, &c);
+	if (clean)
+		verdict_checks(&spec, o.metrics, sink, NULL, &checks);
 	static char verdict[32];
 	snprintf(verdict, sizeof(verdict), "%s",
-		 verdict_decide(&o, &c, fail, unmeasured, summary, len));
+		 verdict_decide(&o, &c, clean ? &checks : NULL, summary, len));
 	*withheld = outcome_timing_withheld(&o, &c) ? "yes" : NULL;
 	outcome_release(&o);
 	return verdict;
