@@ -1399,6 +1399,10 @@ def main(argv=None):
 
     args = parser.parse_args(argv)
     locate()
+    why = one_step(args)
+    if why:
+        print("cudalab: %s" % why, file=sys.stderr)
+        return 2
     if args.command in ("login", "serve") or getattr(args, "remote", False) \
             or (args.command == "show" and (args.file or "").startswith(
                 ("http://", "https://"))):
@@ -1417,10 +1421,6 @@ def main(argv=None):
             return 2
         sub.choices[args.topic].print_help()
         return 0
-    why = one_step(args)
-    if why:
-        print("cudalab: %s" % why, file=sys.stderr)
-        return 2
     if getattr(args, "lab", None) and args.command != "record":
         lab, why = resolve_lab(args.lab)
         if not lab:
