@@ -242,10 +242,26 @@ static const Elf64_Sym *function_at(const struct elf *e, size_t shndx,
 	return best;
 }
 
+/*
+ * Whether name is exactly one of nvcc's registration functions: the C
+ * name itself, or its internal-linkage mangling "_ZL<len><name>" followed
+ * only by the parameter codes. A student's static function whose name
+ * merely contains one (found by the red team: an atexit from
+ * "_ZL40evil__sti____cudaRegisterAll...") is not.
+ */
+static int registration_named(const char *name, const char *f)
+{
+	if (!strcmp(name, f))
+		return 1;
+	char prefix[96];
+	snprintf(prefix, sizeof(prefix), "_ZL%zu%s", strlen(f), f);
+	return !strncmp(name, prefix, strlen(prefix));
+}
+
 static int registration_function(const char *name)
 {
 	for (const char *const *f = registration_functions; *f; f++)
-		if (strstr(name, *f))
+		if (registration_named(name, *f))
 			return 1;
 	return 0;
 }
@@ -269,6 +285,17 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 	for (size_t i = 1; i < e->nsym; i++) {
 		const Elf64_Sym *s = &e->sym[i];
 		int bind = ELF64_ST_BIND(s->st_info);
+		/* an indirect function's resolver runs while the program is
+		 * relocated, before main and every initialiser (red team);
+		 * static or not, nothing of a kernel file may run then */
+		if (ELF64_ST_TYPE(s->st_info) == STT_GNU_IFUNC &&
+		    s->st_shndx != SHN_UNDEF) {
+			problem(out,
+				"defines the indirect function (ifunc) %s: its "
+				"resolver runs while the program loads, before "
+				"the harness starts", sym_name(e, s));
+			continue;
+		}
 		if (s->st_shndx == SHN_UNDEF ||
 		    (bind != STB_GLOBAL && bind != STB_WEAK &&
 		     bind != STB_GNU_UNIQUE))
@@ -280,8 +307,13 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 		    !strcmp(n, "DW.ref.__gxx_personality_v0"))
 			continue;
 		int mangled = !strncmp(n, "_Z", 2);
+		/* a static local of an inline function and its guard
+		 * (_ZZ..., _ZGVZ...: weak, data only) are the file's own */
+		int local_static = !strncmp(n, "_ZGVZ", 5) ||
+				   !strncmp(n, "_ZZ", 3);
 		int reserved = in_list(r->harness_symbols, n) ||
-			       (mangled && has_prefix(reserved_mangled, n));
+			       (mangled && !local_static &&
+				has_prefix(reserved_mangled, n));
 		if (!reserved && !mangled && in_list(r->kernels, n)) {
 			problem(out,
 				"has the kernel %s with C linkage (extern \"C\"): "
@@ -371,7 +403,8 @@ static void check_relocations(const struct elf *e, struct objcheck_list *out)
 								      .r_addend)
 						: s;
 				const char *fn = f ? sym_name(e, f) : "?";
-				if (!f || !strstr(fn, "__sti____cudaRegisterAll"))
+				if (!f || !registration_named(
+						  fn, "__sti____cudaRegisterAll"))
 					problem(out,
 						"has a static initialiser (%s in "
 						"%s): code that runs before the "

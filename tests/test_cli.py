@@ -607,20 +607,24 @@ def harmless_code_builds(t, state):
     fprintf behind #if DEBUG, a non-static __device__ helper, an inline
     host helper) and every solution and starter pass the object check."""
     env = dict(NO_GPU, CUDALAB_STATE=state)
-    path = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "saxpy",
-                        "harmless_published.cu")
-    with hu.Scratch() as s:
-        s.put(path, "saxpy_v1.cu")
-        rc, events, _ = hu.grade(["test", "saxpy", "--step", "v1", "--src",
-                                  s.path], env=env)
-    compiled = [x.get("status") for x in events
-                if x.get("event") == "compile" and x.get("step") == "v1"]
-    t.record("cli: harmless published code is not rejected (<cuda.h>, "
-             "fprintf behind #if DEBUG, __device__ and inline helpers)",
-             not any(x.get("event") == "lint" for x in events)
-             and compiled[-1:] in (["ok"], ["cached"]),
-             "%s %s" % (compiled, [x for x in events
-                                   if x.get("event") == "lint"]))
+    for name, what in (("harmless_published.cu",
+                        "<cuda.h>, fprintf behind #if DEBUG, __device__ and "
+                        "inline helpers"),
+                       ("static_local_inline_harmless.cu",
+                        "a static local in an inline helper")):
+        path = os.path.join(hu.ROOT, "tests", "fixtures", "attacks",
+                            "saxpy", name)
+        with hu.Scratch() as s:
+            s.put(path, "saxpy_v1.cu")
+            rc, events, _ = hu.grade(["test", "saxpy", "--step", "v1",
+                                      "--src", s.path], env=env)
+        compiled = [x.get("status") for x in events
+                    if x.get("event") == "compile" and x.get("step") == "v1"]
+        t.record("cli: harmless published code is not rejected (%s)" % what,
+                 not any(x.get("event") == "lint" for x in events)
+                 and compiled[-1:] in (["ok"], ["cached"]),
+                 "%s %s" % (compiled, [x for x in events
+                                       if x.get("event") == "lint"]))
     for lab in sorted(os.listdir(os.path.join(hu.ROOT, "solutions"))):
         if not os.path.exists(os.path.join(hu.ROOT, "labs", lab,
                                            "lab.json")):
