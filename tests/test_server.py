@@ -898,7 +898,21 @@ def report_command(t):
              and v1.get("threshold") == 60.0, proc.stdout[:600])
 
 
+def malformed_bodies(t):
+    """Submit bodies of the wrong shape are refused (400), never a
+    traceback in the handler (red team, 2026-11-23)."""
+    script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "intake",
+                          "server_validate_bodies.py")
+    proc = subprocess.run([sys.executable, script], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=60)
+    t.record("server: malformed submissions (a list as the lab, '\u00b2' as a "
+             "step, a lone surrogate in a file) are refused with 400",
+             proc.returncode == 0 and proc.stdout.count("refused 400") == 3,
+             proc.stdout)
+
+
 def run(t):
+    malformed_bodies(t)
     base = tempfile.mkdtemp(prefix="cudalab-server-")
     srv = None
     report_command(t)

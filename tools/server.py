@@ -352,38 +352,50 @@ class Server:
         return None
 
     def validate(self, body):
-        """(lab, step, files) or raises Refusal."""
-        if not isinstance(body, dict):
-            raise Refusal(400, "the request must be a JSON object")
-        lab = body.get("lab")
-        if lab not in self.labs:
-            raise Refusal(400, "no lab called %s on this server (labs: %s)"
-                          % (lab, ", ".join(self.labs)))
-        steps = self.labs[lab]
-        step = body.get("step")
-        if step is not None:
-            step = str(step)
-            ids = [s["id"] for s in steps]
-            if step not in ids and not (step.isdigit() and
-                                        1 <= int(step) <= len(ids)):
-                raise Refusal(400, "lab %s has no step \"%s\" (steps: %s)"
-                              % (lab, step, ", ".join(ids)))
-        files = body.get("files")
-        if not isinstance(files, dict) or not files:
-            raise Refusal(400, "no step files sent")
-        allowed = {s["file"] for s in steps}
-        for name, text in files.items():
-            if name not in allowed:
-                raise Refusal(400, "%s is not a step file of %s (its step "
-                              "files: %s); only those are sent"
-                              % (name, lab, ", ".join(sorted(allowed))))
-            if not isinstance(text, str):
-                raise Refusal(400, "%s: the file must be text" % name)
-            if len(text.encode()) > FILE_LIMIT:
-                raise Refusal(413, "%s is %d bytes; a step file may have at "
-                              "most %d" % (name, len(text.encode()),
-                                           FILE_LIMIT))
-        return lab, step, files
+        """(lab, step, files) or raises Refusal: a body of the wrong shape
+        (a list as the lab, "²" as a step, a lone surrogate in a file) is
+        refused, never a traceback (found by the red team)."""
+        try:
+            return _check_submission(self, body)
+        except Refusal:
+            raise
+        except (TypeError, ValueError, UnicodeError) as e:
+            raise Refusal(400, "the submission is malformed (%s)"
+                          % type(e).__name__)
+
+def _check_submission(self, body):
+    """Server.validate's checks (self: the server)."""
+    if not isinstance(body, dict):
+        raise Refusal(400, "the request must be a JSON object")
+    lab = body.get("lab")
+    if lab not in self.labs:
+        raise Refusal(400, "no lab called %s on this server (labs: %s)"
+                      % (lab, ", ".join(self.labs)))
+    steps = self.labs[lab]
+    step = body.get("step")
+    if step is not None:
+        step = str(step)
+        ids = [s["id"] for s in steps]
+        if step not in ids and not (step.isdigit() and
+                                    1 <= int(step) <= len(ids)):
+            raise Refusal(400, "lab %s has no step \"%s\" (steps: %s)"
+                          % (lab, step, ", ".join(ids)))
+    files = body.get("files")
+    if not isinstance(files, dict) or not files:
+        raise Refusal(400, "no step files sent")
+    allowed = {s["file"] for s in steps}
+    for name, text in files.items():
+        if name not in allowed:
+            raise Refusal(400, "%s is not a step file of %s (its step "
+                          "files: %s); only those are sent"
+                          % (name, lab, ", ".join(sorted(allowed))))
+        if not isinstance(text, str):
+            raise Refusal(400, "%s: the file must be text" % name)
+        if len(text.encode()) > FILE_LIMIT:
+            raise Refusal(413, "%s is %d bytes; a step file may have at "
+                          "most %d" % (name, len(text.encode()),
+                                       FILE_LIMIT))
+    return lab, step, files
 
 
 class Refusal(Exception):
