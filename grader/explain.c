@@ -543,6 +543,8 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 		if (!sandbox_probe(sb, pargv, "\"available\":true")) {
 			free(sb);
 			sb = NULL;
+		} else if (!realpath(o->root, sb->hide)) {
+			sb->hide[0] = 0;
 		}
 	}
 	int failed = 0;

@@ -952,6 +952,9 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			      have_device && !o->build_only
 				      ? "\"available\":true"
 				      : NULL);
+		/* the tree itself is covered in every box (sandbox.h) */
+		if (!realpath(o->root, sb->hide))
+			sb->hide[0] = 0;
 	} else {
 		snprintf(sb->reason, sizeof(sb->reason),
 			 "--unsandboxed: the instructor turned the sandbox off");

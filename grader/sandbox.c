@@ -137,9 +137,18 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 	static const char *const system_dirs[] = {
 		"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc",
 		"/opt", "/sys", NULL};
+	int covered = 0;
 	for (const char *const *d = system_dirs; *d; d++)
-		if (is_dir(*d))
+		if (is_dir(*d)) {
 			BIND("--ro-bind", *d);
+			size_t n = strlen(*d);
+			covered |= sb->hide[0] && !strncmp(sb->hide, *d, n) &&
+				   sb->hide[n] == '/';
+		}
+	if (covered) { /* the tree is inside a shown folder: cover it */
+		ADD("--tmpfs");
+		ADD(sb->hide);
+	}
 	ADD("--proc");
 	ADD("/proc");
 	ADD("--dev");

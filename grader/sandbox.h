@@ -95,6 +95,12 @@ struct sandbox {
 	char reason[512];
 	char bwrap[PATH_MAX];
 	char init[PATH_MAX];  /* cudalab-box-exec */
+	char hide[PATH_MAX];  /* the cudalab tree (absolute; "" when not set):
+				 when it lies inside a system folder the box
+				 shows (a course installed in /opt/cudalab),
+				 an empty tmpfs covers it, and only the paths
+				 a box binds are shown again (red team,
+				 2026-11-23: the compile saw solutions/) */
 	/* storage for the strings of one command line */
 	char paths[48][PATH_MAX];
 	char nums[12][32];

@@ -802,6 +802,21 @@ def sandbox_policy(t, state):
              "unsandboxed)",
              len(ev) == 1 and ev[0].get("on") is True
              and ev[0].get("unsandboxed") is False, str(ev))
+    # a course tree inside a folder the box shows (/opt/cudalab) is covered
+    # (red team, 2026-11-23: the compile box quoted solutions/ back)
+    if os.geteuid() == 0:
+        script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks",
+                              "tree_under_opt.sh")
+        proc = subprocess.run(["sh", script], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True,
+                              timeout=600)
+        t.record("cli: a tree under /opt is covered in the compile box (the "
+                 "solution cannot be included)",
+                 proc.returncode == 0 and "no leak" in proc.stdout,
+                 proc.stdout[-800:])
+    else:
+        t.skip("cli: a tree under /opt is covered in the compile box",
+               "needs root to write /opt")
     # libraries on LD_LIBRARY_PATH are bound into the box at their own path
     # (found on the GPU machine: a bind with an empty destination covered
     # the box's root and no box could start)
