@@ -22,7 +22,9 @@ static const char *const TIMING =
 /* A step spec with one check: pct_of_copy >= 80. */
 static struct check_spec floor80 = {"pct_of_copy", CHECK_AT_LEAST, 80,
 				    "needs bandwidth"};
-static struct step_spec spec = {"v1", "t", "saxpy_v1.cu", "hint", &floor80, 1};
+static struct step_spec spec = {.id = "v1", .title = "t",
+				.file = "saxpy_v1.cu", .hint = "hint",
+				.checks = &floor80, .nchecks = 1};
 
 /* Feed text, evaluate checks, decide. Returns the verdict. */
 static const char *outcome_of(const char *text, struct child *c,
@@ -116,6 +118,13 @@ int main(void)
 	CHECK(!strcmp(outcome_of(text, &died, s, sizeof(s)), "crash") &&
 		      strstr(s, "illegal memory access"),
 	      "a CUDA error: crash with the driver's words (%s)", s);
+
+	snprintf(text, sizeof(text),
+		 "{\"event\":\"error\",\"kind\":\"gpu_memory\",\"message\":"
+		 "\"not enough free GPU memory to time this step: ...\"}\n");
+	CHECK(!strcmp(outcome_of(text, &died, s, sizeof(s)), "not_graded") &&
+		      strstr(s, "NOT GRADED: not enough free GPU memory"),
+	      "no room for a case 8x the L2: not graded, never a crash (%s)", s);
 
 	CHECK(!strcmp(outcome_of(TIMING, &ok, s, sizeof(s)), "crash") &&
 		      strstr(s, "exit code 0") && strstr(s, "exit()"),
