@@ -135,10 +135,10 @@ def build_matrix(t, archs):
             lambda j: compile_fatbin(j[2], j[3], j[4], outdir), jobs))
     for (name, _, path, _, _), (ok, detail) in zip(jobs, results):
         t.record(name, ok, "%s\n%s" % (path, detail))
-    if not full:
-        t.skip("arch: the full matrix (every solution, starter, vendor "
-               "program and fixture for all seven archs)",
-               "set CUDALAB_ARCH_MATRIX=full")
+    if not full:  # a note, not a skip: skips are for the GPU suite
+        print("# arch: solutions at their oldest arch and sm_120 only; "
+              "CUDALAB_ARCH_MATRIX=full builds every solution, starter, "
+              "vendor program and fixture for all seven archs")
 
 
 def needs_are_real(t):

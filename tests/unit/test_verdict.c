@@ -120,6 +120,13 @@ int main(void)
 		      strstr(s, "illegal memory access"),
 	      "a CUDA error: crash with the driver's words (%s)", s);
 
+	snprintf(text, sizeof(text),
+		 "{\"event\":\"error\",\"kind\":\"gpu_memory\",\"message\":"
+		 "\"not enough free GPU memory to time this step: ...\"}\n");
+	CHECK(!strcmp(outcome_of(text, &died, s, sizeof(s)), "not_graded") &&
+		      strstr(s, "NOT GRADED: not enough free GPU memory"),
+	      "no room for a case 8x the L2: not graded, never a crash (%s)", s);
+
 	CHECK(!strcmp(outcome_of(TIMING, &ok, s, sizeof(s)), "crash") &&
 		      strstr(s, "exit code 0") && strstr(s, "exit()"),
 	      "exit 0 before harness_end: crash, never a pass (%s)", s);
