@@ -248,6 +248,13 @@ def one_step(args):
     return None
 
 
+def worse_exit(a, b):
+    """The exit status that says more of two labs' runs: 4 (grader error) >
+    2 (usage) > 1 (fail) > 3 (not graded) > 0 (pass); an unknown one wins."""
+    rank = {0: 0, 3: 1, 1: 2, 2: 3, 4: 4}
+    return b if rank.get(b, 5) > rank.get(a, 5) else a
+
+
 def print_summary(command, results, to):
     """After `run.py test` (or bench): every lab's passed/total and verdict,
     and where the results are kept."""
@@ -951,10 +958,7 @@ def grade_labs(command, args):
         if svg:
             print("cudalab: bandwidth against the variants: %s" % svg,
                   file=sys.stderr if args.json else sys.stdout)
-        # 4 (grader error) > 1 (fail) > 3 (not graded) > 0 (pass)
-        rank = {0: 0, 3: 1, 1: 2, 2: 3, 4: 4}
-        if rank.get(rc, 4) > rank.get(worst, 4) or rc not in rank:
-            worst = rc
+        worst = worse_exit(worst, rc)
     print_summary(command, results, sys.stderr if args.json else sys.stdout)
     return worst
 
@@ -1472,7 +1476,7 @@ def main(argv=None):
         worst = 0
         for lab in args.labs or known:
             rc = grader("calibrate", lab, *flags)
-            worst = rc if rc and (not worst or rc in (1, 4)) else worst
+            worst = worse_exit(worst, rc)
         return worst
     if args.command == "device":
         return grader("device", *(["--fresh"] if args.fresh else []),

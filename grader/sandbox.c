@@ -106,7 +106,14 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 	int k = 0, np = 0, nn = 0, nd = 0;
 	const char **a = sb->argv;
 #define ADD(s) (k < SANDBOX_MAX_ARGS - 1 ? (void)(a[k++] = (s)) : (void)0)
-#define BIND(how, p) (ADD(how), ADD(p), ADD(p))
+/* how, then p twice (source and destination): p is evaluated once */
+#define BIND(how, p)                                                         \
+	do {                                                                 \
+		const char *bind_path_ = (p);                                \
+		ADD(how);                                                    \
+		ADD(bind_path_);                                             \
+		ADD(bind_path_);                                             \
+	} while (0)
 #define NUM(v)                                                               \
 	(nn < 12 ? (snprintf(sb->nums[nn], sizeof(sb->nums[nn]), "%ld",      \
 			    (long)(v)),                                      \
@@ -176,7 +183,7 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 		size_t n = strcspn(lib, ":");
 		snprintf(sb->paths[np], PATH_MAX, "%.*s", (int)n, lib);
 		if (n && sb->paths[np][0] == '/' && is_dir(sb->paths[np]))
-			BIND("--ro-bind", sb->paths[np]), np++;
+			BIND("--ro-bind", sb->paths[np++]);
 		lib += n + (lib[n] == ':');
 	}
 	for (int i = 0; i < b->nro; i++)

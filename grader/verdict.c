@@ -396,6 +396,14 @@ int verdict_checks_static(const struct step_spec *s, json_t *metrics,
 	return failed;
 }
 
+/* The uncertainty of metric M ("M_noise", verdict.h), 0 when none. */
+static double metric_noise(const json_t *metrics, const char *metric)
+{
+	char key[96];
+	snprintf(key, sizeof(key), "%s_noise", metric);
+	return json_number_value(json_object_get(metrics, key));
+}
+
 /* Evaluate the step's checks; emits a check event for each (verdict.h). */
 void verdict_checks(const struct step_spec *s, json_t *metrics,
 		    event_sink sink, void *arg, struct check_summary *out)
@@ -435,9 +443,7 @@ void verdict_checks(const struct step_spec *s, json_t *metrics,
 			continue;
 		}
 		double x = json_number_value(v);
-		char nkey[96];
-		snprintf(nkey, sizeof(nkey), "%s_noise", c->metric);
-		double noise = json_number_value(json_object_get(metrics, nkey));
+		double noise = metric_noise(metrics, c->metric);
 		int ok = c->op == CHECK_AT_LEAST ? x >= c->bound : x <= c->bound;
 		/* how far on the right side of the bar, as a share of it */
 		double margin = c->op == CHECK_AT_LEAST ? x - c->bound
@@ -499,9 +505,7 @@ int verdict_has_close_call(const struct step_spec *s, const json_t *metrics)
 	for (size_t i = 0; i < s->nchecks; i++) {
 		const struct check_spec *c = &s->checks[i];
 		json_t *v = json_object_get(metrics, c->metric);
-		char nkey[96];
-		snprintf(nkey, sizeof(nkey), "%s_noise", c->metric);
-		double noise = json_number_value(json_object_get(metrics, nkey));
+		double noise = metric_noise(metrics, c->metric);
 		if (json_is_number(v) && noise > 0 &&
 		    fabs(json_number_value(v) - c->bound) <= noise)
 			return 1;
