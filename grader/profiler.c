@@ -701,7 +701,12 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 	const char *ncu = getenv("CUDALAB_NCU");
 	if (!ncu || !*ncu)
 		ncu = "ncu";
+	/* the step is two processes (the judge and the student's process,
+	 * common/harness.h): every process is profiled (ncu's default, said
+	 * here so that no configuration changes it), and the judge's own
+	 * kernels, all named hx_*, are left out by name */
 	const char *targv[] = {ncu, "--clock-control", "none", "--csv",
+			       "--target-processes", "all",
 			       "--metrics", strbuf_str(&metrics),
 			       "--kernel-name-base", "function", "--kernel-name",
 			       "regex:^(?!hx_)", "--log-file",
@@ -713,7 +718,7 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 	struct strbuf report = STRBUF_INIT;
 	char how[160], why[256] = "";
 	const char *text = "";
-	if (run_tool_on_step(sb, box_parent, targv, 11, "ncu.csv", sargv,
+	if (run_tool_on_step(sb, box_parent, targv, 13, "ncu.csv", sargv,
 			     gpu_uuid, time_limit_s, &c, &report, 8 << 20,
 			     why, sizeof(why)) < 0) {
 		if (!c.error[0])
