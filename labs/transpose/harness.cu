@@ -96,7 +96,7 @@ static int check_one(struct hx_mismatches *m, size_t o, long long rows,
 		hx_mismatch(m, o, NULL, NULL, NULL);
 		return poison;
 	}
-	char e[48], gs[48], note[96];
+	char e[48], gs[48], note[160];
 	snprintf(e, sizeof(e), "%.9g", want);
 	snprintf(gs, sizeof(gs), "%.9g", got);
 	snprintf(note, sizeof(note), "out[%lld][%lld] = in[%lld][%lld]%s", c, r,
