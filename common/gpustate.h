@@ -76,13 +76,13 @@ struct gpu_reading {
 	char error[160];          /* why not, when nvml is 0 */
 	int processes;            /* with a compute context; -1 unknown */
 	int active_processes;     /* active since the window began; -1 unknown */
-	int own_processes;        /* this step's own: 1, or 2 when the judge
-				     and the student's process both run
-				     (harness.h); 0 is read as 1 */
 	int have_reasons;
 	unsigned long long reasons; /* clock event reason bits */
 	unsigned sm_clock_mhz;    /* 0 unknown */
 	unsigned sm_clock_max_mhz;
+	int own_processes;        /* this step's own: 1, or 2 when the judge
+				     and the student's process both run
+				     (harness.h); 0 is read as 1 */
 };
 
 enum gpu_condition { GPU_OURS, GPU_BUSY, GPU_THROTTLED };
