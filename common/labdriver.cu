@@ -314,7 +314,22 @@ static void student_map(const struct wire_req *q)
 	S.maps[S.nmaps].id = q->alloc_id;
 	S.maps[S.nmaps].base = p;
 	S.nmaps++;
-	student_reply(WS_OK, NULL, 0, 0, 0);
+	/* the allocation's first bytes as this process sees them: the judge
+	 * compares them with its own (a mapping that starts elsewhere would
+	 * make every check fail for no visible reason) */
+	unsigned char head[8];
+	char hex[17];
+	err = cudaMemcpy(head, p, sizeof(head), cudaMemcpyDeviceToHost);
+	if (err != cudaSuccess) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "reading a shared buffer: %s",
+			 cudaGetErrorString(err));
+		student_reply(WS_HARNESS, msg, 0, 0, 0);
+		return;
+	}
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", head[i]);
+	student_reply(WS_OK, hex, 0, 0, 0);
 }
 
 static void student_unmap(const struct wire_req *q)
@@ -646,6 +661,17 @@ static uint32_t export_alloc(void *alloc)
 	expect_ok(&r, q.seq, "sharing a buffer");
 	if (r.status != WS_OK)
 		reply_failed(&r, "sharing a buffer");
+	unsigned char head[8];
+	char hex[17];
+	HX_CHECK(cudaMemcpy(head, alloc, sizeof(head), cudaMemcpyDeviceToHost));
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", head[i]);
+	r.message[sizeof(r.message) - 1] = 0;
+	if (strcmp(hex, r.message))
+		hx_die("harness",
+		       "CUDA IPC: the student's process sees %.16s at the start "
+		       "of a shared buffer where the judge has %s (the mapping "
+		       "does not start at the allocation)", r.message, hex);
 	e->mapped = 1;
 	return e->id;
 }
