@@ -476,14 +476,17 @@ void hx_parallel_for(size_t n, hx_range_fn fn, void *ctx);
 
 /*
  * A device allocation with guard zones of HX_GUARD_BYTES on both sides,
- * filled with HX_GUARD_BYTE. `data` is `offset` bytes past a 256-byte
- * boundary (0 for normal use; labs that test alignment pass others).
+ * filled with the buffer's guard byte (HX_GUARD_BYTE or just below).
+ * `data` is `offset` bytes past a 256-byte boundary (0 for normal use;
+ * labs that test alignment pass others).
  * Guards are checked with hx_buffer_check_guards after student code ran.
  *
  * The zones catch reads as well as writes. 0x7F in every byte is a huge
  * value of every element type a lab uses: 3.4e38 as float and as bf16,
  * 1.4e306 as double, 2.1e9 as int32 (and not a NaN, which a comparison
- * written as !(err > tol) would let through). A kernel that reads past
+ * written as !(err > tol) would let through). Each buffer name gets its
+ * own byte from 0x7F down to 0x78 (as huge: 2e34 as float at 0x78), so a
+ * guard value read past one buffer and written past another is still seen. A kernel that reads past
  * an input's end (an unguarded float4 tail of a reduction) adds it to a
  * sum, or copies it, and the case fails. 4 MiB on each side: an index
  * 2^20 floats past the end (y[n + 262144]) still lands in the zone; the
@@ -500,6 +503,7 @@ struct hx_buffer {
 	void *data;
 	size_t bytes;
 	size_t offset;
+	unsigned char guard; /* the byte of both zones (see above) */
 };
 struct hx_buffer hx_buffer_new(const char *name, size_t bytes, size_t offset);
 /*

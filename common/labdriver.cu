@@ -834,7 +834,8 @@ int hx_buf(struct hx_run *r, const char *name, size_t bytes, size_t offset,
 			total = unit;
 		unsigned char *p = NULL;
 		HX_CHECK(cudaMalloc((void **)&p, total));
-		struct hx_buffer b = {name, p, p + (total - bytes), bytes, 0};
+		struct hx_buffer b = {name, p, p + (total - bytes), bytes, 0,
+				      HX_GUARD_BYTE};
 		r->buf[i] = b;
 	} else {
 		r->buf[i] = hx_buffer_new(name, bytes, offset);

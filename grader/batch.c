@@ -315,7 +315,8 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 	if (!o->quiet)
 		fprintf(stderr, "grading %zu job(s) (student x lab)%s on %d GPU "
 				"worker(s)\n",
-			p.todo, o->nshards > 1 ? " of this shard" : "", ngpus);
+			p.todo, o->nshards > 1 ? " of this shard" : "",
+			ngpus * BATCH_RUNS_PER_GPU);
 	if (resumed && !o->quiet)
 		fprintf(stderr, "  %zu job(s) already graded: kept (--fresh "
 				"regrades them)\n", resumed);
@@ -356,7 +357,15 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 		p.build_phase = 1;
 		run_phase(&p, o->jobs, NULL, build_worker);
 		p.build_phase = 0;
-		run_phase(&p, ngpus, gpus, run_worker);
+		/* BATCH_RUNS_PER_GPU workers on each GPU, GPU by GPU in turn */
+		int nrun = ngpus * BATCH_RUNS_PER_GPU;
+		char (*run_gpus)[32] = calloc((size_t)nrun, sizeof(*run_gpus));
+		if (!run_gpus)
+			nrun = ngpus;
+		for (int i = 0; run_gpus && i < nrun; i++)
+			memcpy(run_gpus[i], gpus[i % ngpus], sizeof(run_gpus[i]));
+		run_phase(&p, nrun, run_gpus ? run_gpus : gpus, run_worker);
+		free(run_gpus);
 	}
 	free(p.jobs);
 	pthread_mutex_destroy(&p.lock);

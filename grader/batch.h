@@ -16,7 +16,13 @@
  * index mod n is k (for Slurm job arrays; `merge` combines the shards).
  *
  * Phases: 1) build: `test --build-only` for every job, `jobs` at a time
- * (fills the content-hash build cache); 2) run: one worker thread per GPU.
+ * (fills the content-hash build cache); 2) run: BATCH_RUNS_PER_GPU worker
+ * threads per GPU. Two students at once on one GPU are graded as one
+ * alone: their timing takes the GPU lock exclusive (common/gpulock.h), so
+ * only correctness runs, process starts, CPU references, compiles of a
+ * cache miss and the sandbox's setup overlap — and those were where the
+ * GPU stood idle (one worker per GPU: 7.5 submissions a minute on the H100,
+ * 2026-11-23, 41 SAXPY submissions in the box).
  * Progress (done/total, rate, ETA) goes to stderr. Then the gradebook is
  * written (gradebook.h).
  *
@@ -27,6 +33,8 @@
 #define CUDALAB_BATCH_H
 
 #include <stddef.h>
+
+#define BATCH_RUNS_PER_GPU 2
 
 struct batch_opts {
 	const char *root;       /* the instructor's cudalab tree */

@@ -1,4 +1,5 @@
 #include "profiler.h"
+#include "gpulock.h"
 #include "device.h"
 #include "sandbox.h"
 #include "runner.h"
@@ -520,30 +521,51 @@ static int run_tool_locked(struct sandbox *sb, const char *box_parent,
 			   struct strbuf *report, size_t limit, char *why,
 			   size_t whylen);
 
+/*
+ * The GPU lock around a tool run (common/gpulock.h). compute-sanitizer:
+ * the step's GPU work holds its GPU's lock shared, passed at fd 4 (the box
+ * has no path to it). ncu (exclusive): the grader holds the lock exclusive
+ * for the whole run and passes nothing — the hardware counters serve one
+ * profiling process per GPU, and ncu's own lock file lives in /tmp, which
+ * is private to each box: two students' ncu runs at once lose their
+ * counters (measured: 8 students testing transpose at once, 4 steps came
+ * back unmeasured). The step then runs unlocked, with the GPU to itself.
+ */
 static int run_tool_on_step(struct sandbox *sb, const char *box_parent,
 			    const char **tool_argv, int report_idx,
 			    const char *name, const char *const *step_argv_in,
-			    const char *gpu_uuid, double limit_s,
-			    struct child *c, struct strbuf *report,
-			    size_t limit, char *why, size_t whylen)
+			    const char *gpu_uuid, int exclusive,
+			    double limit_s, struct child *c,
+			    struct strbuf *report, size_t limit, char *why,
+			    size_t whylen)
 {
-	/* the step's GPU work holds its GPU's lock shared (common/gpulock.h):
-	 * the lock is passed at fd 4, as the box has no path to it */
 	const char *step_argv[24];
 	int ns = 0;
 	for (; step_argv_in[ns] && ns < 20; ns++)
 		step_argv[ns] = step_argv_in[ns];
-	int lock_fd = device_lock_pass(c, gpu_uuid);
-	if (lock_fd >= 0) {
+	int lock_fd = -1, passed = 0;
+	if (exclusive && gpu_uuid) {
+		char err[256];
+		lock_fd = gpulock_open(gpu_uuid, err, sizeof(err));
+		if (lock_fd >= 0 && gpulock_acquire(lock_fd, GPULOCK_EXCLUSIVE,
+						    NULL, NULL, NULL) < 0) {
+			close(lock_fd);
+			lock_fd = -1;
+		}
+	} else {
+		lock_fd = device_lock_pass(c, gpu_uuid);
+		passed = lock_fd >= 0;
+	}
+	if (passed) {
 		step_argv[ns++] = "--gpu-lock-fd";
 		step_argv[ns++] = DEVICE_LOCK_FD_ARG;
 	}
 	step_argv[ns] = NULL;
 	int rc = run_tool_locked(sb, box_parent, tool_argv, report_idx, name,
-				 step_argv, lock_fd >= 0, limit_s, c, report,
+				 step_argv, passed, limit_s, c, report,
 				 limit, why, whylen);
 	if (lock_fd >= 0)
-		close(lock_fd);
+		close(lock_fd); /* releases whatever it held */
 	return rc;
 }
 
@@ -653,7 +675,7 @@ void sanitizer_run(struct sandbox *sb, const char *box_parent,
 	struct strbuf report = STRBUF_INIT;
 	char why[256] = "";
 	if (run_tool_on_step(sb, box_parent, targv, 8, "sanitizer.log",
-			     sargv, gpu_uuid, time_limit_s, &c, &report,
+			     sargv, gpu_uuid, 0, time_limit_s, &c, &report,
 			     4 << 20, why, sizeof(why)) < 0) {
 		snprintf(out->reason, sizeof(out->reason), "%s",
 			 c.error[0] ? "compute-sanitizer not found on PATH"
@@ -719,7 +741,7 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 	char how[160], why[256] = "";
 	const char *text = "";
 	if (run_tool_on_step(sb, box_parent, targv, 13, "ncu.csv", sargv,
-			     gpu_uuid, time_limit_s, &c, &report, 8 << 20,
+			     gpu_uuid, 1, time_limit_s, &c, &report, 8 << 20,
 			     why, sizeof(why)) < 0) {
 		if (!c.error[0])
 			snprintf(out->reason, sizeof(out->reason), "%s", why);

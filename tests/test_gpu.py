@@ -74,6 +74,11 @@ def starters(t):
 # it, and the previous step's reference below it when time is what fails
 # that one (issue: bars that hold on any GPU).
 BAR_CLEARANCE = 0.10
+# Steps whose reference gains too little on the course GPU for 10 % on both
+# sides: prefetch v4's rolling register prefetch measured 1.11x the baseline
+# on the H100 (2026-11-23, twice), so its bar 1.05 sits about 5 % from the
+# reference and 5 % from a kernel without prefetch (1.00x).
+BAR_CLEARANCE_OF = {("prefetch", "v4"): 0.04}
 TIMING_BARS = ("pct_of_reference", "pct_of_reference_worst",
                "speedup_vs_baseline")
 
@@ -91,7 +96,8 @@ def bars_clear(t, lab, events, whose, above):
                      False, str(c))
             continue
         gap = x / bar - 1
-        ok = gap >= BAR_CLEARANCE if above else abs(gap) >= BAR_CLEARANCE
+        need = BAR_CLEARANCE_OF.get((lab, c["step"]), BAR_CLEARANCE)
+        ok = gap >= need if above else abs(gap) >= need
         t.record("gpu: %s %s of %s: %s %.3g is %+.0f %% from its bar %g"
                  % (lab, whose, c["step"], c["metric"], x, 100 * gap, bar),
                  ok, c.get("message", ""))
@@ -251,11 +257,14 @@ def concurrent_students(t, lab, students=8):
                    if e.get("event") == "step_end" and
                    ("not trusted" in e.get("summary", "") or
                     "GPU busy" in e.get("summary", ""))]
+            differ = ["%s: %s" % (e.get("step"), e.get("summary"))
+                      for e in events if e.get("event") == "step_end"
+                      and got.get(e.get("step")) != lone.get(e.get("step"))]
             t.record("gpu: %s, student %d of %d at once: the verdicts of a "
                      "lone run" % (lab, k + 1, students),
                      got == lone and not bad,
-                     "lone %s\ngot  %s\n%s\n%s" % (lone, got, bad,
-                                                    err[-2000:]))
+                     "lone %s\ngot  %s\n%s\n%s\n%s" % (
+                         lone, got, bad, "\n".join(differ), err[-2000:]))
         t.record("gpu: %s, %d students at once: the GPU lock was contended "
                  "(%d runs waited; all done in %.0f s)"
                  % (lab, students, waited, took), waited >= 1,
