@@ -654,6 +654,15 @@ static int run_tool_locked(struct sandbox *sb, const char *box_parent,
 	return rc;
 }
 
+/* "--in-process" when the grader's CUDALAB_JUDGE asks for the old single
+ * process (grade.c, run_executable, says why), else NULL: the end of the
+ * step's argv either way. */
+static const char *judge_flag(void)
+{
+	const char *j = getenv("CUDALAB_JUDGE");
+	return j && !strcmp(j, "in-process") ? "--in-process" : NULL;
+}
+
 void sanitizer_run(struct sandbox *sb, const char *box_parent,
 		   const char *tool, const char *exe, const char *case_name,
 		   const char *gpu_uuid, double time_limit_s,
@@ -668,7 +677,7 @@ void sanitizer_run(struct sandbox *sb, const char *box_parent,
 			       "--target-processes", "all", "--log-file",
 			       NULL /* the report */, NULL};
 	const char *sargv[] = {exe, "--case", case_name, "--no-timing",
-			       "--result-fd", "3", NULL};
+			       "--result-fd", "3", judge_flag(), NULL};
 	struct child c = CHILD_INIT;
 	c.result_fd = 3;
 	c.out_limit = 64 * 1024;
@@ -733,7 +742,8 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 			       "--kernel-name-base", "function", "--kernel-name",
 			       "regex:^(?!hx_)", "--log-file",
 			       NULL /* the report */, NULL};
-	const char *sargv[] = {exe, "--profile", "--result-fd", "3", NULL};
+	const char *sargv[] = {exe, "--profile", "--result-fd", "3",
+			       judge_flag(), NULL};
 	struct child c = CHILD_INIT;
 	c.result_fd = 3;
 	c.out_limit = 64 * 1024;
