@@ -275,7 +275,7 @@ int hx__result_fd(void)
 	return H.result_fd;
 }
 
-void hx__device_start(void)
+void hx__device_start(void (*locked)(void))
 {
 	int count = 0;
 	cudaError_t err = cudaGetDeviceCount(&count);
@@ -286,6 +286,8 @@ void hx__device_start(void)
 	/* All GPU work of this process happens under the lock, shared, and
 	 * exclusive while timing (gpulock.h): taken before the context. */
 	take_gpu_lock(GPULOCK_SHARED);
+	if (locked)
+		locked();
 	HX_CHECK(cudaSetDevice(0));
 	HX_CHECK(cudaGetDeviceProperties(&H.prop, 0));
 	H.device_ready = 1;
@@ -297,7 +299,7 @@ void hx__device_start(void)
 void hx_init(int argc, char **argv)
 {
 	hx__parse_options(argc, argv);
-	hx__device_start();
+	hx__device_start(NULL);
 }
 
 void hx__become_student(const struct hx__student_side *s)

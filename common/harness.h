@@ -28,7 +28,8 @@
  * descriptor, NVML, every buffer (cudaMalloc, guard zones), the inputs, the
  * checks, the timing loop and every event. The child is the STUDENT'S
  * PROCESS: it closes every descriptor but 0, 1, 2 and its socket, dies with
- * its parent (PR_SET_PDEATHSIG), maps the judge's buffers through CUDA IPC
+ * its parent (PR_SET_PDEATHSIG), makes its CUDA context only when the judge
+ * holds the GPU lock, maps the judge's buffers through CUDA IPC
  * and, on request only, runs one of the lab's student calls (which calls
  * the launcher) and replies. The judge is not dumpable (PR_SET_DUMPABLE 0),
  * so the child can neither ptrace it nor read /proc/PPID/mem or its fds.

@@ -18,7 +18,9 @@
 void hx__parse_options(int argc, char **argv);
 int hx__in_process(void);  /* --in-process was given */
 int hx__result_fd(void);   /* the hidden result fd, -1 for stdout */
-void hx__device_start(void);
+/* locked (may be NULL): called once the GPU lock is held, before this
+ * process's context is made (the student's process makes its own then). */
+void hx__device_start(void (*locked)(void));
 
 /*
  * In the student's process: hx_emit writes nothing, and hx_die and

@@ -49,7 +49,7 @@
 #define WIRE_SYMBOLS 64
 #define MAX_ALLOCS 256
 
-enum wire_type { W_MAP = 1, W_UNMAP, W_CALL, W_QUIT };
+enum wire_type { W_MAP = 1, W_UNMAP, W_CALL, W_QUIT, W_INIT };
 enum wire_flags { WF_RECORD = 1, WF_TIME = 2 };
 enum wire_status {
 	WS_OK = 0,
@@ -143,7 +143,6 @@ static struct {
 	int nmaps;
 	cudaEvent_t ev[2];
 	int have_events;
-	char init_error[512];
 } S;
 
 static void student_reply(uint32_t status, const char *message, double us,
@@ -401,15 +400,6 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 	hx__become_student(&side);
 	signal(SIGPIPE, SIG_IGN);
 
-	/* the context now, while the judge makes its own */
-	cudaError_t err = cudaSetDevice(0);
-	if (err == cudaSuccess)
-		err = cudaFree(0);
-	if (err != cudaSuccess)
-		snprintf(S.init_error, sizeof(S.init_error),
-			 "the student's process cannot use the GPU: %s (%s)",
-			 cudaGetErrorString(err), cudaGetErrorName(err));
-
 	static struct wire_req q;
 	static struct wire_reply rep;
 	static struct wire_launches ls;
@@ -422,9 +412,24 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 		if (n != (ssize_t)sizeof(q) || q.magic != WIRE_REQ_MAGIC)
 			_exit(4);
 		S.seq = q.seq;
-		if (S.init_error[0]) {
-			student_reply(WS_HARNESS, S.init_error, 0, 0, 0);
-			_exit(3);
+		if (q.type == W_INIT) {
+			/* the context, once the judge holds the GPU lock (no
+			 * GPU work outside it, gpulock.h), while the judge makes
+			 * its own */
+			cudaError_t err = cudaSetDevice(0);
+			if (err == cudaSuccess)
+				err = cudaFree(0);
+			if (err != cudaSuccess) {
+				char msg[512];
+				snprintf(msg, sizeof(msg),
+					 "the student's process cannot use the "
+					 "GPU: %s (%s)", cudaGetErrorString(err),
+					 cudaGetErrorName(err));
+				student_reply(WS_HARNESS, msg, 0, 0, 0);
+				_exit(3);
+			}
+			student_reply(WS_OK, NULL, 0, 0, 0);
+			continue;
 		}
 		switch (q.type) {
 		case W_MAP:
@@ -574,8 +579,11 @@ static void judge_recv(void *buf, size_t size, const char *during)
 	}
 }
 
+static void collect_init(void);
+
 static void judge_send(const struct wire_req *q, const char *during)
 {
+	collect_init();
 	if (wire_send(J.sock, q, sizeof(*q)) < 0)
 		child_gone(during);
 }
@@ -629,6 +637,37 @@ static void __attribute__((noreturn)) reply_failed(struct wire_reply *r,
 		       "the student's process failed during %s: %s", during,
 		       r->message);
 	}
+}
+
+/* The student's process makes its CUDA context when told (W_INIT, sent
+ * once the judge holds the GPU lock); its answer is read before the next
+ * request. */
+static uint64_t init_seq;
+
+static void send_init(void)
+{
+	if (J.sock < 0)
+		return;
+	struct wire_req q;
+	memset(&q, 0, sizeof(q));
+	q.magic = WIRE_REQ_MAGIC;
+	q.type = W_INIT;
+	q.seq = init_seq = ++J.seq;
+	if (wire_send(J.sock, &q, sizeof(q)) < 0)
+		child_gone("starting");
+}
+
+static void collect_init(void)
+{
+	if (!init_seq)
+		return;
+	uint64_t seq = init_seq;
+	init_seq = 0;
+	struct wire_reply r;
+	judge_recv(&r, sizeof(r), "starting the student's process");
+	expect_ok(&r, seq, "starting the student's process");
+	if (r.status != WS_OK)
+		reply_failed(&r, "starting the student's process");
 }
 
 /* Share allocation alloc with the student's process (once). */
@@ -1353,7 +1392,7 @@ int hx_lab_main(int argc, char **argv, const struct hx_lab *lab)
 	hx__parse_options(argc, argv);
 	if (!hx__in_process())
 		start_student(lab); /* before any CUDA call */
-	hx__device_start();
+	hx__device_start(send_init);
 	hx__on_buffer_release(release_alloc);
 
 	static struct hx_case cases[MAX_CASES];
