@@ -361,6 +361,7 @@ void hx_die(const char *kind, const char *fmt, ...)
 	va_end(ap);
 	if (H.student) {
 		H.student_side.die(kind, msg);
+		fflush(NULL);
 		_exit(3);
 	}
 	hx_emit(json_pack("{s:s, s:s, s:s}", "event", "error", "kind", kind,
@@ -448,6 +449,7 @@ extern "C" void cudalab_todo(const char *file, int line)
 {
 	if (H.student) {
 		H.student_side.todo(file, line);
+		fflush(NULL);
 		_exit(0);
 	}
 	if (H.todo_reported++)

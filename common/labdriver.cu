@@ -350,6 +350,14 @@ static void student_unmap(const struct wire_req *q)
 	student_reply(WS_OK, NULL, 0, 0, 0);
 }
 
+/* The student's process ends: what the launcher printed is flushed (the
+ * grader keeps a step's output for people to read), nothing else runs. */
+static void __attribute__((noreturn)) student_exit(int code)
+{
+	fflush(NULL);
+	_exit(code);
+}
+
 /* Close every descriptor from `from` up. */
 static void close_from(int from)
 {
@@ -378,14 +386,14 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != judge)
-		_exit(0); /* the judge died before the line above */
+		student_exit(0); /* the judge died before the line above */
 	if (sock != 3) {
 		if (dup2(sock, 3) < 0)
-			_exit(4);
+			student_exit(4);
 		if (sock < 3) { /* 0-2 were closed: they become /dev/null */
 			int nul = open("/dev/null", O_RDWR);
 			if (nul < 0 || dup2(nul, sock) < 0)
-				_exit(4);
+				student_exit(4);
 			if (nul != sock)
 				close(nul);
 		} else {
@@ -408,9 +416,9 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			_exit(0); /* the judge closed: nothing left to do */
+			student_exit(0); /* the judge closed: nothing left to do */
 		if (n != (ssize_t)sizeof(q) || q.magic != WIRE_REQ_MAGIC)
-			_exit(4);
+			student_exit(4);
 		S.seq = q.seq;
 		if (q.type == W_INIT) {
 			/* the context, once the judge holds the GPU lock (no
@@ -426,7 +434,7 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 					 "GPU: %s (%s)", cudaGetErrorString(err),
 					 cudaGetErrorName(err));
 				student_reply(WS_HARNESS, msg, 0, 0, 0);
-				_exit(3);
+				student_exit(3);
 			}
 			student_reply(WS_OK, NULL, 0, 0, 0);
 			continue;
@@ -442,17 +450,17 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 			memset(&ls, 0, sizeof(ls));
 			serve_call(&q, &rep, &ls);
 			if (wire_send(sock, &rep, sizeof(rep)) < 0)
-				_exit(4);
+				student_exit(4);
 			if (rep.status == WS_OK && (q.flags & WF_RECORD) &&
 			    wire_send(sock, &ls, sizeof(ls)) < 0)
-				_exit(4);
+				student_exit(4);
 			if (rep.status != WS_OK)
-				_exit(3); /* a context after an error is no use */
+				student_exit(3); /* a context after an error is no use */
 			break;
 		case W_QUIT:
-			_exit(0);
+			student_exit(0);
 		default:
-			_exit(4);
+			student_exit(4);
 		}
 	}
 }
