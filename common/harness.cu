@@ -554,6 +554,11 @@ static size_t alloc_total(size_t bytes, size_t offset)
 	return (total + unit - 1) / unit * unit;
 }
 
+size_t hx__alloc_total(size_t bytes, size_t offset)
+{
+	return alloc_total(bytes, offset);
+}
+
 /*
  * The guard byte of a buffer called `name`: the first name a process asks
  * for gets 0x7F, the next 0x7E, ... down to 0x78, then round again. Two

@@ -52,6 +52,8 @@ int hx__launch_report(const struct hx_launch *l, int count, double elements,
 /* Called by hx_buffer_free's pool before it gives an allocation back to the
  * driver (cudaFree), so the student's process can drop its mapping. */
 void hx__on_buffer_release(void (*fn)(void *alloc));
+/* The bytes hx_buffer_new allocates for a buffer (guards and rounding). */
+size_t hx__alloc_total(size_t bytes, size_t offset);
 
 /* The timing loop's pieces (harness.cu). */
 void hx__flush_l2(int round);

@@ -50,7 +50,12 @@
 #define MAX_ALLOCS 256
 
 enum wire_type { W_MAP = 1, W_UNMAP, W_CALL, W_QUIT, W_INIT };
-enum wire_flags { WF_RECORD = 1, WF_TIME = 2 };
+/* WF_STAGE: run the call on the student's process's own copies of the
+ * allocations (cudaMalloc'd there, copied in before and back after), for
+ * runs under ncu and compute-sanitizer: their replay and bounds checks then
+ * see plain allocations of that process, not memory imported through IPC.
+ * Never while timing. */
+enum wire_flags { WF_RECORD = 1, WF_TIME = 2, WF_STAGE = 4 };
 enum wire_status {
 	WS_OK = 0,
 	WS_LAUNCH_ERROR,
@@ -65,6 +70,7 @@ struct wire_req {
 	uint32_t magic, type;
 	uint64_t seq;
 	uint32_t alloc_id, flags;
+	uint64_t alloc_bytes; /* MAP: the allocation's size */
 	cudaIpcMemHandle_t handle;
 	int32_t call, nbuf;
 	uint32_t buf_alloc[HX_MAX_BUFS];
@@ -104,6 +110,7 @@ static int wire_send(int sock, const void *msg, size_t len)
 
 struct export_entry {
 	void *alloc;
+	size_t bytes;
 	uint32_t id;
 	int mapped; /* the student's process has opened it */
 };
@@ -125,6 +132,7 @@ struct hx_run {
 	struct hx_buffer buf[HX_MAX_BUFS];
 	enum hx_role role[HX_MAX_BUFS];
 	size_t elem[HX_MAX_BUFS];
+	size_t alloc_bytes[HX_MAX_BUFS]; /* the whole allocation's */
 	unsigned long long fingerprint[HX_MAX_BUFS];
 	struct hx_request req;
 	char what[160];
@@ -139,6 +147,8 @@ static struct {
 	struct {
 		uint32_t id;
 		void *base;
+		size_t bytes;
+		void *twin; /* this process's own copy (WF_STAGE), or NULL */
 	} maps[MAX_ALLOCS];
 	int nmaps;
 	cudaEvent_t ev[2];
@@ -190,6 +200,42 @@ static void *alloc_base(uint32_t id)
 	return NULL;
 }
 
+static int map_index(uint32_t id)
+{
+	for (int i = 0; i < S.nmaps; i++)
+		if (S.maps[i].id == id)
+			return i;
+	return -1;
+}
+
+/* WF_STAGE: copy the request's allocations into this process's twins
+ * (dir 0) or back (dir 1). Returns the first error. */
+static cudaError_t stage(const struct wire_req *q, int dir)
+{
+	for (int b = 0; b < q->nbuf; b++) {
+		int mi = map_index(q->buf_alloc[b]), seen = 0;
+		for (int c = 0; c < b; c++)
+			seen |= q->buf_alloc[c] == q->buf_alloc[b];
+		if (mi < 0 || seen)
+			continue;
+		cudaError_t err = cudaSuccess;
+		if (!S.maps[mi].twin)
+			err = cudaMalloc(&S.maps[mi].twin, S.maps[mi].bytes);
+		if (err == cudaSuccess)
+			err = dir ? cudaMemcpy(S.maps[mi].base, S.maps[mi].twin,
+					       S.maps[mi].bytes,
+					       cudaMemcpyDeviceToDevice)
+				  : cudaMemcpy(S.maps[mi].twin, S.maps[mi].base,
+					       S.maps[mi].bytes,
+					       cudaMemcpyDeviceToDevice);
+		if (err != cudaSuccess)
+			return err;
+	}
+	/* a device-to-device cudaMemcpy may return before it is done: the
+	 * judge reads what was copied back as soon as the reply arrives */
+	return cudaDeviceSynchronize();
+}
+
 /*
  * Serve one CALL: resolve the pointers, run the lab's student call (or
  * nothing for call -1) between two events when timing, check the launch
@@ -222,6 +268,27 @@ static void serve_call(const struct wire_req *q, struct wire_reply *rep,
 			return;
 		}
 		a.buf[b] = base + q->buf_off[b];
+	}
+	int staged = (q->flags & WF_STAGE) && hx__is_student() &&
+		     !(q->flags & WF_TIME);
+	if (staged) {
+		cudaError_t err = stage(q, 0);
+		for (int b = 0; b < q->nbuf && err == cudaSuccess; b++) {
+			int mi = map_index(q->buf_alloc[b]);
+			if (mi < 0 || q->buf_off[b] > S.maps[mi].bytes) {
+				err = cudaErrorInvalidValue;
+				break;
+			}
+			a.buf[b] = (unsigned char *)S.maps[mi].twin +
+				   q->buf_off[b];
+		}
+		if (err != cudaSuccess) {
+			rep->status = WS_HARNESS;
+			snprintf(rep->message, sizeof(rep->message),
+				 "staging the buffers: %s",
+				 cudaGetErrorString(err));
+			return;
+		}
 	}
 	memcpy(a.i, q->i, sizeof(a.i));
 	memcpy(a.f, q->f, sizeof(a.f));
@@ -268,6 +335,12 @@ static void serve_call(const struct wire_req *q, struct wire_reply *rep,
 				    sizeof(rep->message));
 		return;
 	}
+	if (staged && (err = stage(q, 1)) != cudaSuccess) {
+		rep->status = WS_HARNESS;
+		snprintf(rep->message, sizeof(rep->message),
+			 "copying the buffers back: %s", cudaGetErrorString(err));
+		return;
+	}
 	if (timed) {
 		float ms = 0;
 		err = cudaEventElapsedTime(&ms, S.ev[0], S.ev[1]);
@@ -312,6 +385,8 @@ static void student_map(const struct wire_req *q)
 	}
 	S.maps[S.nmaps].id = q->alloc_id;
 	S.maps[S.nmaps].base = p;
+	S.maps[S.nmaps].bytes = (size_t)q->alloc_bytes;
+	S.maps[S.nmaps].twin = NULL;
 	S.nmaps++;
 	/* the allocation's first bytes as this process sees them: the judge
 	 * compares them with its own (a mapping that starts elsewhere would
@@ -337,6 +412,8 @@ static void student_unmap(const struct wire_req *q)
 		if (S.maps[i].id != q->alloc_id)
 			continue;
 		cudaError_t err = cudaIpcCloseMemHandle(S.maps[i].base);
+		if (S.maps[i].twin && err == cudaSuccess)
+			err = cudaFree(S.maps[i].twin);
 		S.maps[i] = S.maps[--S.nmaps];
 		if (err != cudaSuccess) {
 			char msg[256];
@@ -679,7 +756,7 @@ static void collect_init(void)
 }
 
 /* Share allocation alloc with the student's process (once). */
-static uint32_t export_alloc(void *alloc)
+static uint32_t export_alloc(void *alloc, size_t bytes)
 {
 	struct export_entry *e = find_export(alloc);
 	if (!e) {
@@ -688,6 +765,7 @@ static uint32_t export_alloc(void *alloc)
 			       MAX_ALLOCS);
 		e = &J.ex[J.nex++];
 		e->alloc = alloc;
+		e->bytes = bytes;
 		e->id = J.next_id++;
 		e->mapped = 0;
 	}
@@ -701,6 +779,7 @@ static uint32_t export_alloc(void *alloc)
 	q.type = W_MAP;
 	q.seq = ++J.seq;
 	q.alloc_id = e->id;
+	q.alloc_bytes = e->bytes;
 	HX_CHECK(cudaIpcGetMemHandle(&q.handle, alloc));
 	judge_send(&q, "sharing a buffer");
 	struct wire_reply r;
@@ -801,7 +880,8 @@ static void judge_call(struct hx_run *r, const struct hx_request *req,
 		q.nbuf = req->nbuf;
 		for (int b = 0; b < req->nbuf; b++) {
 			struct hx_buffer *hb = &r->buf[req->buf[b]];
-			q.buf_alloc[b] = export_alloc(hb->alloc);
+			q.buf_alloc[b] = export_alloc(
+				hb->alloc, r->alloc_bytes[req->buf[b]]);
 			q.buf_off[b] = (uint64_t)((unsigned char *)hb->data -
 						  hb->alloc) +
 				       req->buf_offset[b];
@@ -884,8 +964,10 @@ int hx_buf(struct hx_run *r, const char *name, size_t bytes, size_t offset,
 		struct hx_buffer b = {name, p, p + (total - bytes), bytes, 0,
 				      HX_GUARD_BYTE};
 		r->buf[i] = b;
+		r->alloc_bytes[i] = total;
 	} else {
 		r->buf[i] = hx_buffer_new(name, bytes, offset);
+		r->alloc_bytes[i] = hx__alloc_total(bytes, offset);
 	}
 	return i;
 }
@@ -1141,8 +1223,13 @@ static int run_case(const struct hx_lab *lab, const struct hx_case *c,
 	before_call(r);
 
 	int record = c->timed && !c->again;
+	/* correctness-only runs are the ones under ncu and compute-sanitizer:
+	 * staged (WF_STAGE) */
+	const struct hx_options *o = hx_opts();
+	uint32_t flags = (record ? WF_RECORD : 0) |
+			 (o->profile || !o->timing ? WF_STAGE : 0);
 	struct call_result res;
-	judge_call(r, q, q->call, record ? WF_RECORD : 0, &res);
+	judge_call(r, q, q->call, flags, &res);
 	if (record) {
 		const char *syms[WIRE_SYMBOLS];
 		for (int i = 0; i < res.ls->nsym; i++)
@@ -1249,7 +1336,8 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 	double began = hx__now_us();
 	hx_gpu_exclusive_begin();
 	for (int b = 0; b < q.nbuf; b++) /* shared before the clock runs */
-		export_alloc(r->buf[q.buf[b]].alloc);
+		export_alloc(r->buf[q.buf[b]].alloc,
+			     r->alloc_bytes[q.buf[b]]);
 
 	/* the judge's clock's zero: empty round trips, each after work of the
 	 * judge's own as a timed call is (the GPU then switches contexts
