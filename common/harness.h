@@ -39,8 +39,14 @@
  * system calls) happens in a process that holds no result channel and
  * writes no event. A child that dies, exits, hangs past the time limit or
  * answers garbage is a crash of the step, named as such by the judge.
- * --in-process (by hand only; the grader never passes it) runs both sides
- * in one process, without fork, for debuggers.
+ * Correctness-only runs (--profile, --no-timing: the ones under ncu and
+ * compute-sanitizer) are staged: the student's process copies the shared
+ * allocations into allocations of its own, calls the launcher on those and
+ * copies them back, so the tools see plain memory of that process.
+ * --in-process (by hand only; the grader passes it only when its
+ * environment says CUDALAB_JUDGE=in-process, the documented fallback for a
+ * machine without CUDA IPC) runs both sides in one process, without fork,
+ * for debuggers.
  *
  * What the judge still trusts from the student's process, and why:
  *   - the per-call times it measures with CUDA events in its own context
