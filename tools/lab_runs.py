@@ -5,11 +5,11 @@ Each is the grader (plain text, --json) or, when a person is watching a
 terminal, the dashboard (cudalab-ui) driving the grader; then a summary and,
 after a bench, the variants chart next to the run log (plots.py).
 """
-import json
 import os
 import subprocess
 import sys
 
+import events as run_log
 import exits
 import labs
 import plots
@@ -60,8 +60,7 @@ def draw_variants(lab):
     time variants, next to the run log. Returns the path or None."""
     path = programs.paths(lab)["last_run"]
     try:
-        with open(path) as f:
-            events = [json.loads(line) for line in f if line.strip()]
+        events = run_log.read(path)
     except (OSError, ValueError):
         return None
     if not plots.variant_series(events):

@@ -13,12 +13,13 @@ import exits
 import programs
 
 
-def listing_status(quiet=False):
+def listing_status(quiet=False, grader=None, root=None):
     """(the grader's exit status, the labs in workshop order): each lab an
     entry of `list --json` (the validated manifest and progress). A broken
     lab.json is left out (status 4), and the grader says why on stderr
-    (unless quiet)."""
-    rc, out = programs.ask("list", "--json", quiet=quiet)
+    (unless quiet). grader, root: another grader (programs.ask)."""
+    rc, out = programs.ask("list", "--json", quiet=quiet, grader=grader,
+                           root=root)
     try:
         labs = json.loads(out or "[]")
     except ValueError:
@@ -26,9 +27,9 @@ def listing_status(quiet=False):
     return rc, labs if isinstance(labs, list) else []
 
 
-def listing(quiet=False):
+def listing(quiet=False, grader=None, root=None):
     """The labs of listing_status(), whatever its status."""
-    return listing_status(quiet)[1]
+    return listing_status(quiet, grader, root)[1]
 
 
 def names(quiet=False):

@@ -165,9 +165,11 @@ def call(*args):
                            env=grader_env())
 
 
-def ask(*args, quiet=False):
-    """(exit status, stdout) of the grader asked a question (JSON)."""
-    proc = subprocess.run([GRADER, "--root", ROOT] + list(args),
+def ask(*args, quiet=False, grader=None, root=None):
+    """(exit status, stdout) of the grader asked a question (JSON); grader
+    and root: another grader than the one locate() chose (the server's)."""
+    proc = subprocess.run([grader or GRADER, "--root", root or ROOT]
+                          + list(args),
                           stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL if quiet else None,
                           text=True)

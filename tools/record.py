@@ -7,10 +7,10 @@ nothing else: every figure is an event's field as the grader wrote it
 (pct_of_copy, pct_of_reference, speedups: grader/verdict.c); only the
 vendor comparison's ratio of two bandwidths is computed here.
 """
-import json
 import os
 import sys
 
+import events as run_log
 import exits
 import plots
 import programs
@@ -259,8 +259,7 @@ def record(args):
             return rc
         path = programs.paths(args.lab)["last_run"]
     try:
-        with open(path) as f:
-            events = [json.loads(line) for line in f if line.strip()]
+        events = run_log.read(path)
     except (OSError, ValueError) as e:
         print("cudalab: cannot read the run log %s: %s\nrun `python3 run.py "
               "bench %s` first" % (path, e, args.lab), file=sys.stderr)
