@@ -55,17 +55,7 @@ import record  # noqa: E402
 import remote  # noqa: E402
 import server as workshop_server  # noqa: E402
 
-# The options of test and bench that the grader takes as they are (its
-# usage: grader/main.c); lab_runs.PASSED_ON passes them on by the same names.
-GRADING_OPTIONS = (
-    ("--step", dict(action="append",
-                    help="only this step (number or id; once)")),
-    ("--src", dict(help="take the step files from this folder")),
-    ("--seed", dict(help="replay the inputs of an earlier run")),
-    ("--time-limit", dict(dest="time_limit", type=float,
-                          help="seconds each step may run")),
-    ("--jobs", dict(type=int, help="parallel compiles")),
-)
+
 
 
 def one_step(args):
@@ -84,7 +74,7 @@ def one_step(args):
 def add_grading(sub, name, help_text):
     p = sub.add_parser(name, help=help_text, description=help_text)
     p.add_argument("lab", nargs="?", help="the lab (default: every lab)")
-    for flag, spec in GRADING_OPTIONS:
+    for flag, spec in lab_runs.GRADING_OPTIONS:
         p.add_argument(flag, **spec)
     p.add_argument("--json", action="store_true",
                    help="print the event stream as JSON lines")

@@ -7,12 +7,16 @@ contract has one owner (issue 19, item 4).
   functions count: they close a circle as surely at run time).
 - No Python file reads lab.json or spells the grader's state files: the
   grader owns both (`cudalab-grader list --json`, `cudalab-grader paths`).
+- The exit statuses Python names (tools/exits.py) are the grader's (its
+  `--help` line "exit status: 0 pass, 1 fail, ...").
 
 Each check is first run on a planted fixture that it must catch.
 """
 import ast
 import os
+import re
 import shutil
+import sys
 import tempfile
 
 import harness_util as hu
@@ -94,6 +98,21 @@ def grader_owned_strings(paths):
     return [h[2] for h in sorted(hits)]
 
 
+def exit_mismatches(grader_help, words):
+    """["N: grader says X, Python Y"] where the grader's "exit status:" line
+    and Python's words (exits.WORDS) disagree; a status either lacks counts."""
+    line = re.search(r"exit status: (.*)", grader_help)
+    said = dict((int(n), w.strip()) for n, w in re.findall(
+        r"(\d+) ([a-z ]+)", line.group(1))) if line else {}
+    wrong = []
+    for code in sorted(set(said) | set(words)):
+        mine = words.get(code, "").lower()
+        if not said.get(code) or not mine.startswith(said[code]):
+            wrong.append("%d: grader says %r, Python %r"
+                         % (code, said.get(code), mine))
+    return wrong
+
+
 def planted(files):
     """A folder with the given {name: source}; the paths of its files."""
     tmp = tempfile.mkdtemp(prefix="cudalab-layout-")
@@ -145,3 +164,15 @@ def run(t):
     t.record("layout: no Python file reads lab.json or spells the grader's "
              "state files (the grader lists and locates them)",
              not hits, "; ".join(hits))
+
+    sys.path.insert(0, os.path.join(hu.ROOT, "tools"))
+    import exits
+    wrong = exit_mismatches("exit status: 0 pass, 1 fail, 2 usage, 3 fail, "
+                            "4 grader error\n", exits.WORDS)
+    t.record("layout: a planted disagreement on an exit status (3) is named",
+             len(wrong) == 1 and wrong[0].startswith("3:"), "; ".join(wrong))
+    rc, out, err = hu.run([hu.GRADER, "--help"])
+    wrong = exit_mismatches(out, exits.WORDS)
+    t.record("layout: tools/exits.py names the grader's exit statuses, "
+             "each as the grader's --help does", rc == 0 and not wrong,
+             "; ".join(wrong) or err)

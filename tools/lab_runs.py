@@ -15,10 +15,21 @@ import labs
 import plots
 import programs
 
-# run.py's grading flags the grader takes as they are (run.py defines them
-# from this table too): (run.py's attribute, the grader's flag)
-PASSED_ON = (("step", "--step"), ("src", "--src"), ("seed", "--seed"),
-             ("time_limit", "--time-limit"), ("jobs", "--jobs"))
+# The options of `run.py test` and `bench` that the grader takes as they
+# are (the grader's usage: grader/main.c): run.py defines them from this
+# table and grade_labs() passes them on by the same names.
+GRADING_OPTIONS = (
+    ("--step", dict(action="append",
+                    help="only this step (number or id; once)")),
+    ("--src", dict(help="take the step files from this folder")),
+    ("--seed", dict(help="replay the inputs of an earlier run")),
+    ("--time-limit", dict(dest="time_limit", type=float,
+                          help="seconds each step may run")),
+    ("--jobs", dict(type=int, help="parallel compiles")),
+)
+# (argparse's attribute, the grader's flag) of each
+PASSED_ON = tuple((spec.get("dest", flag[2:]), flag)
+                  for flag, spec in GRADING_OPTIONS)
 
 
 def use_dashboard(args):
