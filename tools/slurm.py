@@ -37,10 +37,11 @@ def sbatch_quote(text):
     return '"%s"' % text if any(c.isspace() for c in text) else text
 
 
-def slurm_script(args, out, script):
-    """The job-array script of `grade --slurm N`: every grading flag given
-    here, each path quoted, the site's partition/account/modules (flags,
-    else CUDALAB_SLURM_PARTITION, _ACCOUNT, _MODULES, _TIME)."""
+def script(args, out, path):
+    """The job-array script of `grade --slurm N` (to be written at path):
+    every grading flag given here, each path quoted, the site's
+    partition/account/modules (flags, else CUDALAB_SLURM_PARTITION,
+    _ACCOUNT, _MODULES, _TIME)."""
     q = shlex.quote
     partition = args.partition or os.environ.get("CUDALAB_SLURM_PARTITION")
     account = args.account or os.environ.get("CUDALAB_SLURM_ACCOUNT")
@@ -68,7 +69,7 @@ def slurm_script(args, out, script):
     subs = os.path.abspath(args.submissions)
     return SLURM_SCRIPT.format(
         subs_text=subs, n=args.slurm, last=args.slurm - 1, out=q(out),
-        root=q(ROOT), subs=q(subs), script=q(script),
+        root=q(ROOT), subs=q(subs), script=q(path),
         runpy=q(os.path.join(ROOT, "run.py")), ngpus=ngpus,
         walltime=sbatch_quote(walltime),
         log=sbatch_quote(os.path.join(out, "slurm-%a.log")),
