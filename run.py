@@ -56,8 +56,6 @@ import remote  # noqa: E402
 import server as workshop_server  # noqa: E402
 
 
-
-
 def one_step(args):
     """--step may be given once: the grader runs one step, or the whole
     lab. Returns an error message, or None (args.step is then one value)."""
@@ -102,7 +100,7 @@ def make_parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_grading(sub, "test", "build, check and time each step of a lab")
     add_grading(sub, "bench", "a longer, steadier measurement with a fresh "
-                         "copy-bandwidth ceiling and the vendor library")
+                              "copy-bandwidth ceiling and the vendor library")
     p = sub.add_parser("calibrate", help="time the reference solutions on "
                                          "this GPU (the timing bars' yardstick)",
                        description="time each lab's reference solutions "
