@@ -48,9 +48,12 @@ static const char usage[] =
 	"              bars (pct_of_reference) are relative to; --into DIR keeps\n"
 	"              them in DIR/KEY.json (the tree's calibration/ folder)\n"
 	"              instead of the state folder\n"
-	"  list        the labs in workshop order, with your progress\n"
+	"  list        the labs in workshop order, with your progress; --json:\n"
+	"              the validated manifests (steps, titles, files, checks)\n"
+	"              with progress, what run.py reads instead of lab.json\n"
 	"  device      this machine's GPU and its measured copy bandwidth\n"
-	"  paths       where this grader compiles and keeps state (JSON)\n"
+	"  paths [LAB] where this grader compiles and keeps state, and the\n"
+	"              state folder's files (of LAB too), as JSON\n"
 	"  report [FILE|-] [--verbose] [--color|--no-color]\n"
 	"              print a saved or streamed event file (JSON lines) as\n"
 	"              `test` prints it; exit status that of the run it records\n"
@@ -313,6 +316,49 @@ static int cmd_classbook(int argc, char **argv)
 	return 0;
 }
 
+/* paths [LAB]: where this grader compiles and keeps state, and the state
+ * folder's files (results.h), so that no front end rebuilds their names. */
+static int cmd_paths(const char *root, const struct paths *where, int argc,
+		     char **argv)
+{
+	if (argc > 1 || (argc == 1 && argv[0][0] == '-'))
+		return argc == 1 && !strcmp(argv[0], "--help")
+			       ? (fputs("usage: cudalab-grader paths [LAB]\n",
+					stdout), 0)
+			       : usage_error("paths takes one LAB at most, got "
+					     "%s", argv[argc - 1]);
+	const char *lab = argc ? argv[0] : NULL;
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "root", root, "bin",
+			      where->bin, "build", where->build, "state",
+			      where->state);
+	static const struct {
+		const char *key;
+		enum results_file which;
+		int per_lab;
+	} files[] = {{"runs", RESULTS_RUNS, 0},
+		     {"results", RESULTS_LABS, 0},
+		     {"history", RESULTS_HISTORY, 0},
+		     {"last_run", RESULTS_LAST_RUN, 1},
+		     {"lab_results", RESULTS_LAB, 1}};
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		char path[PATH_MAX + 300];
+		if (files[k].per_lab && !lab)
+			continue;
+		if (results_path(path, sizeof(path), where->state,
+				 files[k].which, lab) < 0) {
+			json_decref(j);
+			fprintf(stderr, "cudalab-grader: a path under %s is too "
+				"long\n", where->state);
+			return 4;
+		}
+		json_object_set_new(j, files[k].key, json_string(path));
+	}
+	json_dumpf(j, stdout, 0);
+	printf("\n");
+	json_decref(j);
+	return 0;
+}
+
 static void default_root(char *out, size_t len)
 {
 	char exe[PATH_MAX];
@@ -362,8 +408,8 @@ static int cmd_list(const char *root, const char *state, int as_json)
 	json_t *all = json_array();
 	for (size_t i = 0; i < n; i++) {
 		char rpath[PATH_MAX + 300];
-		snprintf(rpath, sizeof(rpath), "%s/results/%s.json", state,
-			 labs[i].name);
+		results_path(rpath, sizeof(rpath), state, RESULTS_LAB,
+			     labs[i].name);
 		json_t *res = json_load_file(rpath, 0, NULL);
 		json_t *steps = json_object_get(res, "steps");
 		int passed = 0;
@@ -492,15 +538,8 @@ int main(int argc, char **argv)
 	 * cache */
 	setenv("CUDALAB_BUILD", where.build, 1);
 	const char *build_dir = where.build, *state_dir = where.state;
-	if (!strcmp(cmd, "paths")) {
-		json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "root", root, "bin",
-				      where.bin, "build", build_dir, "state",
-				      state_dir);
-		json_dumpf(j, stdout, 0);
-		printf("\n");
-		json_decref(j);
-		return 0;
-	}
+	if (!strcmp(cmd, "paths"))
+		return cmd_paths(root, &where, argc - i, argv + i);
 
 	if (!strcmp(cmd, "list")) {
 		int as_json = 0;

@@ -804,6 +804,15 @@ def newcomer_on_gpu(t):
                  rc in (0, 1) and rc2 == 0 and "--src solutions/saxpy`" in text
                  and dev.get("name", "?") in text,
                  "bench rc=%d record rc=%d %s\n%s" % (rc, rc2, e2, text[:600]))
+        # the table's % of copy is each timing event's own (the grader's,
+        # verdict.c): record no longer derives it, so it must be there
+        rows = re.findall(r"^\| v[1-5] \|[^|]*\|[^|]*\|[^|]*\|([^|]*)\|",
+                          text, re.M)
+        t.record("gpu: newcomer: every step's row in the recorded table has "
+                 "its % of copy (from the grader's timing events)",
+                 len(rows) >= 5 and all(re.match(r" [\d.]+% $", c)
+                                        for c in rows),
+                 "%s\n%s" % (rows, text[:900]))
 def timed_sizes(t):
     """The timed case comes from the device: it moves at least 8x the L2
     and holds at most a quarter of the memory (timed_size.h)."""
