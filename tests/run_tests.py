@@ -3,6 +3,8 @@
 
 Suites, each a story of one feature:
   unit  build/tests/test_* (C unit tests of common/ and grader/), TAP lines
+  layout tests/test_layout.py: no circle in the #include graph or the
+        link graph of ui/ grader/ common/
   cli   tests/test_cli.py: run.py and the grader's command line, CPU only
   newcomer  tests/test_newcomer.py: what a newcomer meets first, intake
         that never falls over (CPU only)
@@ -68,6 +70,8 @@ def main(argv):
     t = hu.Tally(filters=argv)
     start = time.time()
     unit_suite(t)
+    import test_layout
+    test_layout.run(t)
     import test_cli
     test_cli.run(t)
     import test_newcomer

@@ -19,6 +19,7 @@
  */
 #include "canvas.h"
 #include "class_view.h"
+#include "panels.h"
 #include "render.h"
 #include "source.h"
 #include "state.h"

@@ -1,5 +1,5 @@
 /* The top three rows: title and run state, the device, the labs. */
-#include "render.h"
+#include "panels.h"
 
 #include <stdio.h>
 #include <string.h>
