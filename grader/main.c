@@ -658,14 +658,16 @@ int main(int argc, char **argv)
 		o.src_dir = solutions;
 	}
 
-	if (!strcmp(cmd, "explain")) {
-		int erc = explain_lab(&o, &eo, stdout, err, sizeof(err));
-		if (erc < 0)
-			fprintf(stderr, "cudalab-grader: %s\n", err);
-		return erc == -2 ? 2 : erc < 0 ? 4 : erc;
-	}
 	struct report r;
 	report_init(&r, stdout, color, verbose);
+	if (!strcmp(cmd, "explain")) {
+		int erc = explain_lab(&o, &eo, as_json ? report_json : report_text,
+				      &r, err, sizeof(err));
+		if (erc < 0)
+			fprintf(stderr, "cudalab-grader: %s\n", err);
+		report_release(&r);
+		return erc == -2 ? 2 : erc < 0 ? 4 : erc;
+	}
 	int rc = grade_lab(&o, as_json ? report_json : report_text, &r, err,
 			   sizeof(err));
 	if (rc < 0) {
