@@ -10,6 +10,7 @@
  *                                          run the grader itself, live;
  *                                          r/R rerun, ←/→ switch lab,
  *                                          e explain the selected step
+ *                                          (in place: the explain view)
  *   options: --labs FILE (the `list --json` of the workshop), --history FILE
  *            (history.jsonl), --ascii, --no-color, --dump ROWSxCOLS (render
  *            the whole replay once, as text, with no terminal)
@@ -182,13 +183,13 @@ static int spawn(struct event_source *src, const struct options *o,
 }
 
 /*
- * `explain` on one step, in the terminal the dashboard leaves for it (as
- * tig runs an external command): the grader's text output scrolls by as
- * Nsight Compute works, then Enter returns to the dashboard. The step files
- * come from the run's --src, when it had one.
+ * `explain` on one step, beside the dashboard: the grader's explain run
+ * (--json) is a second event source whose events fill the explain view in
+ * place (panel_explain.c) as Nsight Compute works. The step files come
+ * from the run's --src, when it had one.
  */
-static int explain_step(const struct options *o, const char *lab,
-			const char *step, int *unicode)
+static void explain_step(struct event_source *xsrc, const struct options *o,
+			 const char *lab, const char *step, struct ui_state *s)
 {
 	const char *argv[16];
 	int k = 0;
@@ -204,38 +205,14 @@ static int explain_step(const struct options *o, const char *lab,
 			argv[k++] = "--src";
 			argv[k++] = o->extra[i + 1];
 		}
+	argv[k++] = "--json";
 	argv[k] = NULL;
-	term_stop();
-	printf("explain %s %s (Nsight Compute takes a few seconds per step)\n",
-	       lab, step);
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "cudalab-ui: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int status = 0;
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	printf("\n-- press Enter to return to the dashboard --");
-	fflush(stdout);
-	FILE *tty = fopen("/dev/tty", "r");
-	if (tty) {
-		int ch;
-		while ((ch = fgetc(tty)) != EOF && ch != '\n')
-			;
-		fclose(tty);
-	}
+	source_close(xsrc);
+	ui_state_explain_begin(s, step);
 	char err[256];
-	if (term_start(!o->no_color && !getenv("NO_COLOR"), unicode, err,
-		       sizeof(err)) < 0) {
-		fprintf(stderr, "cudalab-ui: %s\n", err);
-		return -1;
-	}
-	return 0;
+	if (source_spawn(xsrc, argv, err, sizeof(err)) < 0)
+		ui_state_explain_closed(s, err);
+	xsrc->explain = 1;
 }
 
 static void load_labs(struct ui_state *s, const char *path)
@@ -401,6 +378,8 @@ int main(int argc, char **argv)
 	load_labs(&s, o.labs_file);
 	struct event_source src = {.fd = -1, .pid = -1, .err_fd = -1,
 				   .exit_status = -1};
+	struct event_source xsrc = {.fd = -1, .pid = -1, .err_fd = -1,
+				    .exit_status = -1, .explain = 1};
 	char err[512];
 	if (o.replay && source_open_file(&src, o.replay, err, sizeof(err)) < 0) {
 		fprintf(stderr, "cudalab-ui: %s\n", err);
@@ -431,9 +410,12 @@ int main(int argc, char **argv)
 	struct canvas *c = refit_canvas(NULL);
 	int dirty = 1, quit = 0;
 	while (!quit && !stop_signal) {
-		struct pollfd p[2] = {{term_fd(), POLLIN, 0}, {src.fd, POLLIN, 0}};
-		if (!dirty && poll(p, 2, 250) < 0 && errno != EINTR)
+		struct pollfd p[3] = {{term_fd(), POLLIN, 0}, {src.fd, POLLIN, 0},
+				      {xsrc.fd, POLLIN, 0}};
+		if (!dirty && poll(p, 3, 250) < 0 && errno != EINTR)
 			break;
+		if (source_pump(&xsrc, &s))
+			dirty = 1;
 		if (source_pump(&src, &s)) {
 			dirty = 1;
 			if (!history_loaded && s.lab[0] && o.history) {
@@ -467,10 +449,8 @@ int main(int argc, char **argv)
 				spawn(&src, &o, s.lab, NULL, &s);
 				break;
 			case ACT_EXPLAIN:
-				if (explain_step(&o, s.lab, ui_state_selected(&s)->id,
-						 &unicode) < 0)
-					quit = 1;
-				c = refit_canvas(c);
+				explain_step(&xsrc, &o, s.lab,
+					     ui_state_selected(&s)->id, &s);
 				break;
 			case ACT_PREV_LAB:
 			case ACT_NEXT_LAB:
@@ -492,6 +472,7 @@ int main(int argc, char **argv)
 	}
 	int running = src.fd >= 0 && src.pid > 0;
 	source_close(&src);
+	source_close(&xsrc);
 	term_stop();
 	canvas_free(c);
 	ui_state_release(&s);

@@ -19,6 +19,9 @@ int panel_steps(const struct ui_state *s, struct canvas *c, int top,
 /* the selected step's details in rows [top, bottom) (panel_details.c) */
 void panel_details(const struct ui_state *s, struct canvas *c, int top,
 		   int bottom, const struct render_opts *o);
+/* explain's view of a step in rows [top, bottom) (panel_explain.c) */
+void panel_explain(const struct ui_state *s, struct canvas *c, int top,
+		   int bottom);
 /* every key, in rows [top, bottom) (panel_help.c) */
 void panel_help(struct canvas *c, int top, int bottom);
 

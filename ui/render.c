@@ -17,6 +17,9 @@ static void status_bar(const struct ui_state *s, struct canvas *c)
 			? "↑↓ scroll  PgUp/PgDn  Esc back  r rerun step  ? help  q quit"
 		: s->view == VIEW_HELP
 			? "any key: back  q quit"
+		: s->view == VIEW_EXPLAIN
+			? (s->can_explain ? "↑↓ scroll  PgUp/PgDn  Esc back to the dashboard  e explain again  q quit"
+					  : "↑↓ scroll  PgUp/PgDn  Esc back to the dashboard  q quit")
 			: "↑↓/jk move  Enter details  r rerun step  R rerun lab  e explain  ? help  q quit";
 	canvas_text(c, row, 1, keys, ST_SELECTED, c->cols - 2);
 }
@@ -40,6 +43,8 @@ void render(const struct ui_state *s, struct canvas *c,
 		panel_help(c, 4, bottom);
 	else if (s->view == VIEW_DETAILS)
 		panel_details(s, c, 4, bottom, o);
+	else if (s->view == VIEW_EXPLAIN)
+		panel_explain(s, c, 4, bottom);
 	else
 		panel_steps(s, c, 4, o);
 	status_bar(s, c);

@@ -11,7 +11,7 @@
  *                ceiling with the step's threshold marked, speedup
  *   below        the selected step's summary and hint; the run's summary
  *   last row     keys (or a notice / a problem with the event stream)
- * The details and help views replace everything below row 2.
+ * The details, explain and help views replace everything below row 2.
  */
 #ifndef CUDALAB_UI_RENDER_H
 #define CUDALAB_UI_RENDER_H

@@ -90,10 +90,13 @@ static void apply_lines(struct event_source *src, struct ui_state *s)
 		char why[256];
 		if (*start) {
 			json_t *ev = event_parse(start, why, sizeof(why));
-			if (ev) {
+			if (ev && src->explain) {
+				ui_state_explain_apply(s, ev);
+				json_decref(ev);
+			} else if (ev) {
 				ui_state_apply(s, ev);
 				json_decref(ev);
-			} else {
+			} else if (!src->explain) {
 				ui_state_bad_line(s, src->lineno, why);
 			}
 		}
@@ -165,7 +168,10 @@ int source_pump(struct event_source *src, struct ui_state *s)
 		    src->exit_status != 3)
 			grader_last_words(src, why, sizeof(why));
 	}
-	ui_state_stream_closed(s, why);
+	if (src->explain)
+		ui_state_explain_closed(s, why);
+	else
+		ui_state_stream_closed(s, why);
 	return 1;
 }
 

@@ -24,6 +24,9 @@ struct event_source {
 	struct strbuf pending;
 	long lineno;
 	int exit_status; /* of the grader: -1 until reaped */
+	int explain;     /* an `explain --json` run for the explain view: its
+			    events go to ui_state_explain_apply, its end to
+			    ui_state_explain_closed (set after opening) */
 };
 
 /* path "-" is standard input. Returns 0, or -1 with err. */
