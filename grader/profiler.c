@@ -1,4 +1,5 @@
 #include "profiler.h"
+#include "jsonl.h"
 #include "device.h"
 #include "sandbox.h"
 #include "runner.h"
@@ -408,21 +409,25 @@ int profile_parse_csv(const char *csv, struct profile_result *out)
 	return out->kernels;
 }
 
+static void case_n(void *arg, json_t *ev)
+{
+	const char *kind = json_string_value(json_object_get(ev, "event"));
+	if (kind && !strcmp(kind, "case"))
+		*(double *)arg = json_number_value(json_object_get(ev, "n"));
+}
+
 /* The n of the last "case" event the harness wrote to its result fd. */
 static double case_elements(const char *events)
 {
 	double n = 0;
-	const char *p = events;
-	while (p && *p) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		json_t *ev = json_loadb(p, len, 0, NULL);
-		const char *kind = json_string_value(json_object_get(ev, "event"));
-		if (kind && !strcmp(kind, "case"))
-			n = json_number_value(json_object_get(ev, "n"));
-		json_decref(ev);
-		p = end ? end + 1 : NULL;
+	struct jsonl_reader r = JSONL_READER_INIT;
+	r.on_value = case_n;
+	r.arg = &n;
+	if (events) {
+		jsonl_feed(&r, events, strlen(events));
+		jsonl_finish(&r);
 	}
+	jsonl_release(&r);
 	return n;
 }
 

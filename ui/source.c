@@ -12,11 +12,35 @@
 
 static void source_reset(struct event_source *src)
 {
-	strbuf_release(&src->pending);
+	jsonl_release(&src->lines);
+	src->lines.events = 1;
 	src->fd = src->err_fd = -1;
 	src->pid = -1;
-	src->lineno = 0;
 	src->exit_status = -1;
+}
+
+/* source_pump's reader callbacks: the state to change rides in arg */
+struct pump {
+	struct event_source *src;
+	struct ui_state *s;
+};
+
+static void on_event(void *arg, json_t *ev)
+{
+	struct pump *p = arg;
+	if (p->src->explain)
+		ui_state_explain_apply(p->s, ev);
+	else
+		ui_state_apply(p->s, ev);
+}
+
+static void on_bad_line(void *arg, long lineno, const char *why,
+			const char *line)
+{
+	struct pump *p = arg;
+	(void)line;
+	if (!p->src->explain)
+		ui_state_bad_line(p->s, lineno, why);
 }
 
 int source_open_file(struct event_source *src, const char *path, char *err,
@@ -79,37 +103,6 @@ int source_spawn(struct event_source *src, const char *const *argv,
 	return 0;
 }
 
-static void apply_lines(struct event_source *src, struct ui_state *s)
-{
-	char *start = src->pending.buf, *nl;
-	while (start && (nl = memchr(start, '\n',
-				     src->pending.len -
-					     (size_t)(start - src->pending.buf)))) {
-		*nl = '\0';
-		src->lineno++;
-		char why[256];
-		if (*start) {
-			json_t *ev = event_parse(start, why, sizeof(why));
-			if (ev && src->explain) {
-				ui_state_explain_apply(s, ev);
-				json_decref(ev);
-			} else if (ev) {
-				ui_state_apply(s, ev);
-				json_decref(ev);
-			} else if (!src->explain) {
-				ui_state_bad_line(s, src->lineno, why);
-			}
-		}
-		start = nl + 1;
-	}
-	if (!start)
-		return;
-	size_t rest = src->pending.len - (size_t)(start - src->pending.buf);
-	memmove(src->pending.buf, start, rest);
-	src->pending.len = rest;
-	src->pending.buf[rest] = '\0';
-}
-
 /* The last line the grader wrote on stderr, for the problem line. */
 static void grader_last_words(struct event_source *src, char *out, size_t len)
 {
@@ -139,11 +132,14 @@ int source_pump(struct event_source *src, struct ui_state *s)
 		return 0;
 	int changed = 0;
 	char chunk[65536];
+	struct pump p = {src, s};
+	src->lines.on_value = on_event;
+	src->lines.on_bad = on_bad_line;
+	src->lines.arg = &p;
 	for (;;) {
 		ssize_t n = read(src->fd, chunk, sizeof(chunk));
 		if (n > 0) {
-			strbuf_add(&src->pending, chunk, (size_t)n);
-			apply_lines(src, s);
+			jsonl_feed(&src->lines, chunk, (size_t)n);
 			changed = 1;
 			continue;
 		}
@@ -151,10 +147,7 @@ int source_pump(struct event_source *src, struct ui_state *s)
 			return changed;
 		break; /* end of input (or a read error: treated the same) */
 	}
-	if (src->pending.len) { /* a last line without newline */
-		strbuf_add(&src->pending, "\n", 1);
-		apply_lines(src, s);
-	}
+	jsonl_finish(&src->lines); /* a last line without newline */
 	close(src->fd);
 	src->fd = -1;
 	char why[300] = "";
@@ -185,7 +178,7 @@ void source_close(struct event_source *src)
 	}
 	if (src->err_fd >= 0)
 		close(src->err_fd);
-	strbuf_release(&src->pending);
+	jsonl_release(&src->lines);
 	src->fd = src->err_fd = -1;
 	src->pid = -1;
 }

@@ -14,15 +14,14 @@
 
 #include <sys/types.h>
 
+#include "jsonl.h"
 #include "state.h"
-#include "strbuf.h"
 
 struct event_source {
 	int fd;        /* -1 when closed */
 	pid_t pid;     /* a spawned grader, or -1 */
 	int err_fd;    /* its stderr (a temporary file), or -1 */
-	struct strbuf pending;
-	long lineno;
+	struct jsonl_reader lines; /* the stream, line by line (jsonl.h) */
 	int exit_status; /* of the grader: -1 until reaped */
 	int explain;     /* an `explain --json` run for the explain view: its
 			    events go to ui_state_explain_apply, its end to

@@ -1,5 +1,6 @@
 #include "state.h"
 #include "event.h"
+#include "jsonl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -399,23 +400,26 @@ void ui_state_set_labs(struct ui_state *s, const json_t *list)
 	}
 }
 
+static void history_line(void *arg, json_t *h)
+{
+	struct ui_state *s = arg;
+	struct ui_step *st = !strcmp(event_str(h, "lab"), s->lab)
+				     ? find_step(s, event_str(h, "step"))
+				     : NULL;
+	if (st && json_is_number(json_object_get(h, "gbps")))
+		add_history(st, event_num(h, "gbps"));
+}
+
 void ui_state_load_history(struct ui_state *s, const char *path)
 {
 	FILE *f = path ? fopen(path, "r") : NULL;
 	if (!f)
 		return;
-	char line[4096];
-	while (fgets(line, sizeof(line), f)) {
-		json_t *h = json_loads(line, 0, NULL);
-		if (!h)
-			continue;
-		struct ui_step *st = !strcmp(event_str(h, "lab"), s->lab)
-					     ? find_step(s, event_str(h, "step"))
-					     : NULL;
-		if (st && json_is_number(json_object_get(h, "gbps")))
-			add_history(st, event_num(h, "gbps"));
-		json_decref(h);
-	}
+	struct jsonl_reader r = JSONL_READER_INIT;
+	r.on_value = history_line;
+	r.arg = s;
+	jsonl_read_file(&r, f);
+	jsonl_release(&r);
 	fclose(f);
 }
 
