@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_ARGS 64
@@ -376,10 +375,9 @@ int main(int argc, char **argv)
 						: base ? base + 1 : o.replay);
 	}
 	load_labs(&s, o.labs_file);
-	struct event_source src = {.fd = -1, .pid = -1, .err_fd = -1,
-				   .exit_status = -1};
-	struct event_source xsrc = {.fd = -1, .pid = -1, .err_fd = -1,
-				    .exit_status = -1, .explain = 1};
+	struct event_source src = EVENT_SOURCE_INIT;
+	struct event_source xsrc = EVENT_SOURCE_INIT;
+	xsrc.explain = 1;
 	char err[512];
 	if (o.replay && source_open_file(&src, o.replay, err, sizeof(err)) < 0) {
 		fprintf(stderr, "cudalab-ui: %s\n", err);
