@@ -1,5 +1,6 @@
 #include "profiler.h"
 #include "jsonl.h"
+#include "strvec.h"
 #include "device.h"
 #include "sandbox.h"
 #include "runner.h"
@@ -534,21 +535,18 @@ static int run_tool_on_step(struct sandbox *sb, const char *box_parent,
 {
 	/* the step's GPU work holds its GPU's lock shared (common/gpulock.h):
 	 * the lock is passed at fd 4, as the box has no path to it */
-	const char *step_argv[24];
-	int ns = 0;
-	for (; step_argv_in[ns] && ns < 20; ns++)
-		step_argv[ns] = step_argv_in[ns];
+	struct strvec step_argv = STRVEC_INIT;
+	strvec_pushv(&step_argv, step_argv_in);
 	int lock_fd = device_lock_pass(c, gpu_uuid);
-	if (lock_fd >= 0) {
-		step_argv[ns++] = "--gpu-lock-fd";
-		step_argv[ns++] = DEVICE_LOCK_FD_ARG;
-	}
-	step_argv[ns] = NULL;
+	if (lock_fd >= 0)
+		strvec_pushl(&step_argv, "--gpu-lock-fd", DEVICE_LOCK_FD_ARG,
+			     NULL);
 	int rc = run_tool_locked(sb, box_parent, tool_argv, report_idx, name,
-				 step_argv, lock_fd >= 0, limit_s, c, report,
-				 limit, why, whylen);
+				 strvec_argv(&step_argv), lock_fd >= 0, limit_s,
+				 c, report, limit, why, whylen);
 	if (lock_fd >= 0)
 		close(lock_fd);
+	strvec_clear(&step_argv);
 	return rc;
 }
 

@@ -24,6 +24,7 @@
 #include "render.h"
 #include "source.h"
 #include "state.h"
+#include "strvec.h"
 #include "term.h"
 
 #include <errno.h>
@@ -152,28 +153,23 @@ static int parse(int argc, char **argv, struct options *o)
 static int spawn(struct event_source *src, const struct options *o,
 		 const char *lab, const char *step, struct ui_state *s)
 {
-	const char *argv[MAX_ARGS + 16];
-	int k = 0;
-	argv[k++] = o->grader;
-	argv[k++] = "--root";
-	argv[k++] = o->root;
-	argv[k++] = o->bench ? "bench" : "test";
-	argv[k++] = lab;
-	if (step) {
-		argv[k++] = "--step";
-		argv[k++] = step;
-	}
+	struct strvec argv = STRVEC_INIT;
+	strvec_pushl(&argv, o->grader, "--root", o->root,
+		     o->bench ? "bench" : "test", lab, NULL);
+	if (step)
+		strvec_pushl(&argv, "--step", step, NULL);
 	for (int i = 0; i < o->nextra; i++)
-		argv[k++] = o->extra[i];
-	argv[k++] = "--json";
-	argv[k] = NULL;
+		strvec_push(&argv, o->extra[i]);
+	strvec_push(&argv, "--json");
 	char err[256];
 	source_close(src);
 	s->stream_problem[0] = '\0';
 	s->bad_line[0] = '\0';
 	s->bad_lines = 0;
 	s->stream_closed = 0;
-	if (source_spawn(src, argv, err, sizeof(err)) < 0) {
+	int rc = source_spawn(src, strvec_argv(&argv), err, sizeof(err));
+	strvec_clear(&argv);
+	if (rc < 0) {
 		snprintf(s->stream_problem, sizeof(s->stream_problem), "%s", err);
 		return -1;
 	}
@@ -190,28 +186,20 @@ static int spawn(struct event_source *src, const struct options *o,
 static void explain_step(struct event_source *xsrc, const struct options *o,
 			 const char *lab, const char *step, struct ui_state *s)
 {
-	const char *argv[16];
-	int k = 0;
-	argv[k++] = o->grader;
-	argv[k++] = "--root";
-	argv[k++] = o->root;
-	argv[k++] = "explain";
-	argv[k++] = lab;
-	argv[k++] = "--step";
-	argv[k++] = step;
+	struct strvec argv = STRVEC_INIT;
+	strvec_pushl(&argv, o->grader, "--root", o->root, "explain", lab,
+		     "--step", step, NULL);
 	for (int i = 0; i + 1 < o->nextra; i++)
-		if (!strcmp(o->extra[i], "--src")) {
-			argv[k++] = "--src";
-			argv[k++] = o->extra[i + 1];
-		}
-	argv[k++] = "--json";
-	argv[k] = NULL;
+		if (!strcmp(o->extra[i], "--src"))
+			strvec_pushl(&argv, "--src", o->extra[i + 1], NULL);
+	strvec_push(&argv, "--json");
 	source_close(xsrc);
 	ui_state_explain_begin(s, step);
 	char err[256];
-	if (source_spawn(xsrc, argv, err, sizeof(err)) < 0)
+	if (source_spawn(xsrc, strvec_argv(&argv), err, sizeof(err)) < 0)
 		ui_state_explain_closed(s, err);
 	xsrc->explain = 1;
+	strvec_clear(&argv);
 }
 
 static void load_labs(struct ui_state *s, const char *path)
