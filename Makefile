@@ -74,9 +74,11 @@ $(BUILD)/devprobe: common/devprobe.cu common/harness.cu common/harness.h common/
 	$(NVCC) $(NVCCFLAGS) -o $@ common/devprobe.cu common/harness.cu \
 	        $(RUNTIME_OBJ) $(WRAP) -ljansson -ldl
 
+# only sources and objects go to the compiler: the header prerequisites
+# the .d files add (-MMD) may name headers since moved or removed
 $(BUILD)/tests/%: tests/unit/%.c $(GRADER_OBJ) $(UI_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Iui -o $@ $^ -lncursesw $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -Iui -o $@ $(filter %.c %.o,$^) -lncursesw $(LDLIBS)
 
 $(BUILD)/tests/programs/%: tests/programs/%.c
 	@mkdir -p $(@D)
