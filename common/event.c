@@ -7,6 +7,8 @@ static const char *const kinds[] = {
 	"progress", "profile", "sanitizer", "case", "guard", "launch", "timing",
 	"todo", "error", "integrity", "gpu_state", "lint", "sandbox", "sweep",
 	"calibration",
+	/* explain's phase (grader/explain.h) */
+	"explain", "accesses", "sass", "advice", "roofline",
 	"harness_end", "check", "step_end", "run_end",
 	/* the workshop server's, around a remote run (tools/server.py) */
 	"server", "queued", "job_end",

@@ -15,7 +15,8 @@
  * run_begin. Fields marked ? may be absent. Times are seconds unless the name
  * ends in _us; bandwidths are GB/s (10^9 bytes/s); percentages are 0..100+.
  *
- *  run_begin  schema(1) lab mode("test"|"bench") started(ISO-8601 UTC)
+ *  run_begin  schema(1) lab mode("test"|"bench"|"explain")
+ *             started(ISO-8601 UTC)
  *             steps:[{id title file hint checks:[{metric op bound}]
  *             needs?:[capability names] needs_cc?("8.0": the compute
  *             capability they take, capability.h)}]
@@ -90,7 +91,18 @@
  *             variants, e.g. "offset 3", sends one each; the first is the
  *             step's figure)
  *  profile    step tool("ncu") measured(bool) reason? warp_instructions?
- *             kernels? inst_per_element?   (bench: hardware counters)
+ *             kernels? inst_per_element? bank_conflicts?
+ *             bank_conflicts_per_element?   (bench: hardware counters)
+ *             With set("explain") (explain's phase, below): measured
+ *             reason?("--no-counters", "no CUDA device (...)", or ncu's
+ *             failure) elements?(the profiled case's n) kernels? longest?
+ *             (the longest launch's kernel) counters?:{ncu metric name:
+ *             value in base units} (only what ncu reported: absent = not
+ *             measured, never estimated; grader/profiler.h's table)
+ *             stalls?:[{reason pct}] (shares of the stalled warp-cycles,
+ *             largest first) flops? fp64?(bool: the FLOP are FP64)
+ *             facts:{name: value} (every fact the lab's advice rules are
+ *             judged on, from the build and the counters: common/advice.h)
  *  sanitizer  step tool measured(bool) errors? reason? output?
  *             (compute-sanitizer on the lab's sanitize case)
  *  integrity  step check("timed_stream") ok event_us host_us message
@@ -148,6 +160,39 @@
  *             (checks judged from the PTX and the compiler that failed)
  *  run_end    verdict("pass"|"fail"|"not_graded") passed failed not_graded
  *             total seconds
+ *
+ * `explain` (grader/explain.h) is the build of `test --build-only`
+ * (run_begin says mode "explain") followed by a phase that explains each
+ * step, in order; per step, first
+ *  explain    step lab title file source(the path explained)
+ *             status("explained"|"rejected"|"not_built"|"compile_error"|
+ *             "not_implemented") line?(of the rejection, the first error,
+ *             or the CUDALAB_TODO() call) message? error_file?
+ *             (compile_error: the file of the first error)
+ * and, only when "explained" (the kernels' resources are the step's
+ * resources event):
+ *  accesses   step ptx_file shown(bool: the PTX could be read)
+ *             ops?:[{where("file:line"|"?") count kind("load"|"store"|
+ *             "async") bytes nc(bool: read-only path) code(the source
+ *             line's text)}]   (every global memory instruction of the
+ *             PTX, identical ones of a line counted; totals: the ptx event)
+ *  sass       step shown(bool) reason? summary?(the machine code's global
+ *             memory instructions by width, e.g. "LDG 16 B x6 (3
+ *             read-only)") local_loads? local_stores?   (grader/sass.h)
+ *  profile    set("explain"), above: the counters, or why not
+ *  advice     step lab hints:[{hint because(the rule's condition) see?
+ *             (the step that teaches the fix) see_title?}] unchecked(rules
+ *             needing a fact not measured) needs:[fact names] rules(how
+ *             many the lab has)
+ * then, once, after the steps (when a step has a place on it, or --plot
+ * asked for one):
+ *  roofline   title? bandwidth?(bytes/s) bandwidth_label?
+ *             peaks?:[{label flops_per_s}] points?:[{label flops_per_byte
+ *             flops_per_s peak(index in peaks)}] plot?(the SVG file asked
+ *             for) plot_error?(why it was not written) reason?(no points:
+ *             why there is no roofline)   (grader/roofline.h)
+ * A front end that does not know these events ignores them; recorded runs
+ * without them replay as before.
  *
  * Around a remote run, the workshop server (tools/server.py, which owns
  * them) adds, and the grader never writes:

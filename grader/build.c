@@ -1,4 +1,5 @@
 #include "build.h"
+#include "strvec.h"
 #include "capability.h"
 #include "sandbox.h"
 #include "fsutil.h"
@@ -1007,37 +1008,20 @@ int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
 	char tmp_exe[PATH_MAX * 2], log[PATH_MAX * 2];
 	snprintf(tmp_exe, sizeof(tmp_exe), "%s.tmp%d", exe, (int)getpid());
 	snprintf(log, sizeof(log), "%s.log", exe);
-	char libflags[8][64];
-	const char *argv[32];
-	int k = 0;
-	argv[k++] = env->nvcc;
-	argv[k++] = fl.arch;
-	argv[k++] = CXX_STD;
-	argv[k++] = "-O3";
-	argv[k++] = fl.inc_common;
-	argv[k++] = fl.inc_lab;
-	argv[k++] = "-o";
-	argv[k++] = tmp_exe;
-	argv[k++] = src;
-	argv[k++] = ro.rt;
-	argv[k++] = ro.stats;
-	argv[k++] = ro.event;
-	argv[k++] = ro.gpulock;
-	argv[k++] = ro.gpustate;
-	argv[k++] = "-Xlinker=--wrap=__cudaLaunchKernel";
-	argv[k++] = "-Xlinker=--wrap=cudaLaunchKernel";
-	argv[k++] = "-Xlinker=--wrap=cudaLaunchKernelExC";
-	argv[k++] = "-Xlinker=--wrap=cudaLaunchCooperativeKernel";
-	argv[k++] = "-ljansson";
-	argv[k++] = "-ldl";
-	for (int i = 0; lab->vendor_libs && lab->vendor_libs[i] && i < 8; i++) {
-		snprintf(libflags[i], sizeof(libflags[i]), "-l%s",
-			 lab->vendor_libs[i]);
-		argv[k++] = libflags[i];
-	}
-	argv[k] = NULL;
+	struct strvec argv = STRVEC_INIT;
+	strvec_pushl(&argv, env->nvcc, fl.arch, CXX_STD, "-O3", fl.inc_common,
+		     fl.inc_lab, "-o", tmp_exe, src, ro.rt, ro.stats, ro.event,
+		     ro.gpulock, ro.gpustate,
+		     "-Xlinker=--wrap=__cudaLaunchKernel",
+		     "-Xlinker=--wrap=cudaLaunchKernel",
+		     "-Xlinker=--wrap=cudaLaunchKernelExC",
+		     "-Xlinker=--wrap=cudaLaunchCooperativeKernel", "-ljansson",
+		     "-ldl", NULL);
+	for (int i = 0; lab->vendor_libs && lab->vendor_libs[i]; i++)
+		strvec_pushf(&argv, "-l%s", lab->vendor_libs[i]);
 	struct strbuf out = STRBUF_INIT;
-	int rc = run_tool(env, argv, log, &out);
+	int rc = run_tool(env, strvec_argv(&argv), log, &out);
+	strvec_clear(&argv);
 	if (rc == 0 && rename(tmp_exe, exe) < 0)
 		rc = -1;
 	if (rc < 0)

@@ -286,8 +286,7 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 				     "harness", "message", c->error);
 	if (lock_fd >= 0)
 		close(lock_fd);
-	if (r->pending.len) /* a last line without newline */
-		outcome_feed(r, "\n", 1);
+	outcome_feed(r, "\n", 1); /* a last line without newline */
 	sandbox_remove(scratch);
 }
 

@@ -11,6 +11,7 @@
 #include "classbook.h"
 #include "device.h"
 #include "explain.h"
+#include "jsonl.h"
 #include "gradebook.h"
 #include "grade.h"
 #include "manifest.h"
@@ -212,6 +213,27 @@ fail:
  * the run's own (run_end: 0 pass, 1 fail, 3 not graded); 4 when the stream
  * ended without a run_end (the run was cut short).
  */
+/* cmd_report's reader: every event to the text report; the exit status
+ * from run_end's verdict (4 when there is none). */
+struct report_file {
+	struct report *r;
+	int rc;
+};
+
+static void report_line(void *arg, json_t *ev)
+{
+	struct report_file *rf = arg;
+	const char *k = json_string_value(json_object_get(ev, "event"));
+	if (!k)
+		return;
+	if (!strcmp(k, "run_end")) {
+		const char *v = event_str(ev, "verdict");
+		rf->rc = !strcmp(v, "pass") ? 0 : !strcmp(v, "fail") ? 1
+			 : !strcmp(v, "not_graded") ? 3 : 4;
+	}
+	report_text(rf->r, ev);
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	const char *path = "-";
@@ -240,27 +262,16 @@ static int cmd_report(int argc, char **argv)
 	}
 	struct report r;
 	report_init(&r, stdout, color, verbose);
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = 4;
-	while (getline(&line, &cap, f) > 0) {
-		json_t *ev = line[0] == '{' ? json_loads(line, 0, NULL) : NULL;
-		const char *k = json_string_value(json_object_get(ev, "event"));
-		if (k) {
-			if (!strcmp(k, "run_end")) {
-				const char *v = event_str(ev, "verdict");
-				rc = !strcmp(v, "pass") ? 0 : !strcmp(v, "fail") ? 1
-				     : !strcmp(v, "not_graded") ? 3 : 4;
-			}
-			report_text(&r, ev);
-		}
-		json_decref(ev);
-	}
-	free(line);
+	struct report_file rf = {&r, 4};
+	struct jsonl_reader lines = JSONL_READER_INIT;
+	lines.on_value = report_line;
+	lines.arg = &rf;
+	jsonl_read_file(&lines, f);
+	jsonl_release(&lines);
 	if (f != stdin)
 		fclose(f);
 	report_release(&r);
-	return rc;
+	return rf.rc;
 }
 
 /* classbook: the class view's data (classbook.h) as one JSON document, for
@@ -697,14 +708,16 @@ int main(int argc, char **argv)
 		o.src_dir = solutions;
 	}
 
-	if (!strcmp(cmd, "explain")) {
-		int erc = explain_lab(&o, &eo, stdout, err, sizeof(err));
-		if (erc < 0)
-			fprintf(stderr, "cudalab-grader: %s\n", err);
-		return erc == -2 ? 2 : erc < 0 ? 4 : erc;
-	}
 	struct report r;
 	report_init(&r, stdout, color, verbose);
+	if (!strcmp(cmd, "explain")) {
+		int erc = explain_lab(&o, &eo, as_json ? report_json : report_text,
+				      &r, err, sizeof(err));
+		if (erc < 0)
+			fprintf(stderr, "cudalab-grader: %s\n", err);
+		report_release(&r);
+		return erc == -2 ? 2 : erc < 0 ? 4 : erc;
+	}
 	int rc = grade_lab(&o, as_json ? report_json : report_text, &r, err,
 			   sizeof(err));
 	if (rc < 0) {

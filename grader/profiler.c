@@ -1,5 +1,7 @@
 #include "profiler.h"
 #include "gpulock.h"
+#include "jsonl.h"
+#include "strvec.h"
 #include "device.h"
 #include "sandbox.h"
 #include "runner.h"
@@ -409,21 +411,25 @@ int profile_parse_csv(const char *csv, struct profile_result *out)
 	return out->kernels;
 }
 
+static void case_n(void *arg, json_t *ev)
+{
+	const char *kind = json_string_value(json_object_get(ev, "event"));
+	if (kind && !strcmp(kind, "case"))
+		*(double *)arg = json_number_value(json_object_get(ev, "n"));
+}
+
 /* The n of the last "case" event the harness wrote to its result fd. */
 static double case_elements(const char *events)
 {
 	double n = 0;
-	const char *p = events;
-	while (p && *p) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		json_t *ev = json_loadb(p, len, 0, NULL);
-		const char *kind = json_string_value(json_object_get(ev, "event"));
-		if (kind && !strcmp(kind, "case"))
-			n = json_number_value(json_object_get(ev, "n"));
-		json_decref(ev);
-		p = end ? end + 1 : NULL;
+	struct jsonl_reader r = JSONL_READER_INIT;
+	r.on_value = case_n;
+	r.arg = &n;
+	if (events) {
+		jsonl_feed(&r, events, strlen(events));
+		jsonl_finish(&r);
 	}
+	jsonl_release(&r);
 	return n;
 }
 
@@ -539,10 +545,8 @@ static int run_tool_on_step(struct sandbox *sb, const char *box_parent,
 			    struct strbuf *report, size_t limit, char *why,
 			    size_t whylen)
 {
-	const char *step_argv[24];
-	int ns = 0;
-	for (; step_argv_in[ns] && ns < 20; ns++)
-		step_argv[ns] = step_argv_in[ns];
+	struct strvec step_argv = STRVEC_INIT;
+	strvec_pushv(&step_argv, step_argv_in);
 	int lock_fd = -1, passed = 0;
 	if (exclusive && gpu_uuid) {
 		char err[256];
@@ -556,16 +560,15 @@ static int run_tool_on_step(struct sandbox *sb, const char *box_parent,
 		lock_fd = device_lock_pass(c, gpu_uuid);
 		passed = lock_fd >= 0;
 	}
-	if (passed) {
-		step_argv[ns++] = "--gpu-lock-fd";
-		step_argv[ns++] = DEVICE_LOCK_FD_ARG;
-	}
-	step_argv[ns] = NULL;
+	if (passed)
+		strvec_pushl(&step_argv, "--gpu-lock-fd", DEVICE_LOCK_FD_ARG,
+			     NULL);
 	int rc = run_tool_locked(sb, box_parent, tool_argv, report_idx, name,
-				 step_argv, passed, limit_s, c, report,
-				 limit, why, whylen);
+				 strvec_argv(&step_argv), passed, limit_s, c,
+				 report, limit, why, whylen);
 	if (lock_fd >= 0)
 		close(lock_fd); /* releases whatever it held */
+	strvec_clear(&step_argv);
 	return rc;
 }
 

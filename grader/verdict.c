@@ -213,35 +213,30 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 		r->sink(r->sink_arg, ev);
 }
 
-/* Runner callback: split the result channel into lines, one event each. */
+static void outcome_line(void *arg, json_t *ev)
+{
+	outcome_event(arg, ev);
+}
+
+static void outcome_garbage(void *arg, long lineno, const char *why,
+			    const char *line)
+{
+	struct step_outcome *r = arg;
+	(void)lineno;
+	if (!r->garbage[0])
+		snprintf(r->garbage, sizeof(r->garbage), "%.60s (%s)", line, why);
+}
+
+/* Runner callback: the result channel, one event a line (jsonl.h). */
 void outcome_feed(void *arg, const char *data, size_t len)
 {
 	struct step_outcome *r = arg;
-	strbuf_add(&r->pending, data, len);
-	char *start = r->pending.buf, *nl;
-	while ((nl = memchr(start, '\n', r->pending.len -
-						   (size_t)(start - r->pending.buf)))) {
-		*nl = '\0';
-		char why[256];
-		json_t *ev = *start ? event_parse(start, why, sizeof(why)) : NULL;
-		if (ev) {
-			outcome_event(r, ev);
-			json_decref(ev);
-		} else if (*start && !r->garbage[0]) {
-			snprintf(r->garbage, sizeof(r->garbage), "%.60s (%s)",
-				 start, why);
-		}
-		start = nl + 1;
-	}
-	size_t rest = r->pending.len - (size_t)(start - r->pending.buf);
-	memmove(r->pending.buf, start, rest);
-	r->pending.len = rest;
-	r->pending.buf[rest] = '\0';
+	jsonl_feed(&r->lines, data, len);
 }
 
 void outcome_release(struct step_outcome *r)
 {
-	strbuf_release(&r->pending);
+	jsonl_release(&r->lines);
 	json_decref(r->metrics);
 	json_decref(r->failed_case);
 	json_decref(r->guard);
@@ -266,6 +261,11 @@ void outcome_init(struct step_outcome *o, const char *step_id,
 	o->sink = sink;
 	o->sink_arg = arg;
 	o->metrics = json_object();
+	o->lines = (struct jsonl_reader)JSONL_READER_INIT;
+	o->lines.events = 1;
+	o->lines.on_value = outcome_line;
+	o->lines.on_bad = outcome_garbage;
+	o->lines.arg = o;
 }
 
 int outcome_ran_clean(const struct step_outcome *o, const struct child *c)

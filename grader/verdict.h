@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "event.h"
+#include "jsonl.h"
 #include "manifest.h"
 #include "runner.h"
 #include "strbuf.h"
@@ -47,7 +48,7 @@ struct step_outcome {
 	double copy_gbps;
 	event_sink sink;
 	void *sink_arg;
-	struct strbuf pending; /* a partial line from the result channel */
+	struct jsonl_reader lines; /* the result channel, line by line */
 	json_t *metrics;       /* metric name -> number */
 	json_t *failed_case;   /* first failing case event */
 	json_t *guard;         /* first guard event */

@@ -3,6 +3,8 @@
 
 Suites, each a story of one feature:
   unit  build/tests/test_* (C unit tests of common/ and grader/), TAP lines
+  graph tests/test_graph.py: no circle in the #include graph or the
+        link graph of ui/ grader/ common/
   cli   tests/test_cli.py: run.py and the grader's command line, CPU only
   layout  tests/test_layout.py: run.py stays the front door (under 400
         lines), no import circle in run.py + tools/, no lab.json read in Python
@@ -70,6 +72,8 @@ def main(argv):
     t = hu.Tally(filters=argv)
     start = time.time()
     unit_suite(t)
+    import test_graph
+    test_graph.run(t)
     import test_layout
     test_layout.run(t)
     import test_cli

@@ -728,6 +728,37 @@ def explain(t, state):
                                  s.path], env=env)
     t.record("cli: explain of a step that does not compile: its first error, "
              "exit 1", rc == 1 and "does not compile: " in o, o + e)
+    # explain speaks in events: --json streams them, and the text is the
+    # text reporter's rendering of the same events
+    args = ["explain", "saxpy", "--step", "1", "--src",
+            os.path.join(sol, "saxpy")]
+    rc, o, e = hu.run([hu.GRADER, "--root", hu.ROOT] + args + ["--json"],
+                      env=env)
+    events = [json.loads(line) for line in o.splitlines() if line.strip()]
+    kinds = [ev.get("event") for ev in events]
+    mine = kinds[kinds.index("explain"):] if "explain" in kinds else []
+    prof = next((ev for ev in events if ev.get("event") == "profile"), {})
+    adv = next((ev for ev in events if ev.get("event") == "advice"), {})
+    t.record("cli: explain --json streams the build (run_begin mode "
+             "explain), then explain, accesses, sass, profile (set explain, "
+             "with the facts) and advice for the step",
+             rc == 0 and events and events[0].get("mode") == "explain"
+             and mine == ["explain", "accesses", "sass", "profile", "advice"]
+             and prof.get("set") == "explain"
+             and prof.get("facts", {}).get("nc_loads") == 0
+             and not prof.get("measured")
+             and any(h.get("see") == "v5" for h in adv.get("hints", [])),
+             "rc=%d %s\n%s" % (rc, kinds, e[-500:]))
+    with hu.Scratch() as s:
+        s.write("explain.jsonl", o)
+        rc2, replayed, _ = hu.run([hu.GRADER, "report", os.path.join(
+            s.path, "explain.jsonl"), "--no-color"], env=env)
+    rc3, direct, _ = hu.run([hu.GRADER, "--root", hu.ROOT] + args, env=env)
+    t.record("cli: `report` of a recorded explain run prints what explain "
+             "printed (one renderer: the text reporter)",
+             rc3 == 0 and direct.strip() and replayed == direct
+             and "compiler  saxpy_naive" in replayed,
+             "--- report\n%s\n--- explain\n%s" % (replayed, direct))
     rc, o, e = hu.run(RUN + ["explain", "nosuchlab"], env=env)
     t.record("cli: explain of an unknown lab: exit 2, says so",
              rc == 2 and "nosuchlab" in e, "rc=%d %s" % (rc, e))
