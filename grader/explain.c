@@ -2,6 +2,7 @@
 #include "sandbox.h"
 #include "demangle.h"
 #include "advice.h"
+#include "facts.h"
 #include "event.h"
 #include "manifest.h"
 #include "profiler.h"
@@ -47,28 +48,12 @@ static const char *source_line(const struct strbuf *sb, long lineno,
 	return buf;
 }
 
-/* The largest figure over the step's kernels, as a fact. */
-static void fact_max(json_t *facts, const char *name, double v)
-{
-	json_t *old = json_object_get(facts, name);
-	if (!old || json_number_value(old) < v)
-		json_object_set_new(facts, name, json_real(v));
-}
-
 static void print_compiler(FILE *out, json_t *resources, json_t *facts)
 {
 	size_t i;
 	json_t *k;
+	facts_from_resources(json_object_get(resources, "kernels"), facts);
 	json_array_foreach(json_object_get(resources, "kernels"), i, k) {
-		fact_max(facts, "registers",
-			 (double)json_integer_value(json_object_get(k, "registers")));
-		fact_max(facts, "spill_bytes",
-			 (double)(json_integer_value(json_object_get(k, "spill_store_bytes")) +
-				  json_integer_value(json_object_get(k, "spill_load_bytes"))));
-		fact_max(facts, "shared_bytes",
-			 (double)json_integer_value(json_object_get(k, "shared_bytes")));
-		fact_max(facts, "stack_bytes",
-			 (double)json_integer_value(json_object_get(k, "stack_bytes")));
 		char name[400];
 		fprintf(out, "  compiler  %s: %lld registers, %lld B spilled, "
 			     "%lld B shared memory, %lld B stack\n",
@@ -85,12 +70,7 @@ static void print_compiler(FILE *out, json_t *resources, json_t *facts)
 static void print_memory(FILE *out, json_t *ptx, const char *source,
 			 json_t *facts)
 {
-	json_object_set_new(facts, "load_bytes", json_real(event_num(ptx, "max_load_bytes")));
-	json_object_set_new(facts, "store_bytes", json_real(event_num(ptx, "max_store_bytes")));
-	json_object_set_new(facts, "nc_loads", json_real(event_num(ptx, "nc_loads")));
-	json_object_set_new(facts, "async_copies", json_real(event_num(ptx, "async_copies")));
-	json_object_set_new(facts, "rem_ops", json_real(event_num(ptx, "rem_ops")));
-	json_object_set_new(facts, "shuffles", json_real(event_num(ptx, "shuffles")));
+	facts_from_ptx(ptx, facts);
 	struct strbuf text = STRBUF_INIT, src = STRBUF_INIT;
 	if (strbuf_read_file(&text, event_str(ptx, "ptx_file")) < 0) {
 		fprintf(out, "  memory    not shown: the PTX (%s) cannot be "
@@ -215,37 +195,6 @@ static void print_sass(FILE *out, const char *cubin)
 
 static const char *not_measured = "not measured (ncu reported no value)";
 
-/* What caps the blocks per SM (advice.h's occupancy_limiter). */
-static const char *occupancy_limiter(const struct profile_result *pr)
-{
-	if (HAVE(PM_WAVES) && V(PM_WAVES) < 1)
-		return "grid"; /* fewer blocks than the GPU holds at once */
-	if (!HAVE(PM_OCC_THEORETICAL) || V(PM_OCC_THEORETICAL) >= 99.9)
-		return "none";
-	static const struct {
-		enum pm_metric m;
-		const char *name;
-	} limits[] = {{PM_LIMIT_REGISTERS, "registers"},
-		      {PM_LIMIT_SHARED, "shared_memory"},
-		      {PM_LIMIT_WARPS, "block_size"},
-		      {PM_LIMIT_BLOCKS, "blocks_per_sm"}};
-	const char *name = "none";
-	double least = INFINITY;
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
-		if (HAVE(limits[i].m) && V(limits[i].m) < least)
-			least = V(limits[i].m), name = limits[i].name;
-	return name;
-}
-
-/* Floating-point operations, FMA counted as two (as ncu's roofline does). */
-static double flops(const struct profile_result *pr, int fp64)
-{
-	if (fp64)
-		return 2 * V(PM_DFMA) + V(PM_DADD) + V(PM_DMUL);
-	return 2 * (V(PM_FFMA) + V(PM_HFMA)) + V(PM_FADD) + V(PM_FMUL) +
-	       V(PM_HADD) + V(PM_HMUL);
-}
-
 /* Print what ncu measured for one step and add it to facts; returns 1 and
  * fills pt when the step has a place on the roofline. */
 static int print_counters(FILE *out, const struct profile_result *pr,
@@ -253,6 +202,7 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 			  struct roofline_point *pt)
 {
 	double n = pr->elements;
+	profile_facts(pr, n, copy_gbps, facts);
 	fprintf(out, "  counters  Nsight Compute on the timed-size case (n = "
 		     "%.0f), %d kernel launch(es)%s%s, SM clock %.2f GHz as "
 		     "found\n",
@@ -261,18 +211,14 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 	double dram = V(PM_DRAM_READ) + V(PM_DRAM_WRITE);
 	double secs = V(PM_DURATION);
 	if (HAVE(PM_DRAM_PCT)) {
-		json_object_set_new(facts, "dram_pct", json_real(V(PM_DRAM_PCT)));
 		fprintf(out, "    DRAM          %.1f %% of its peak throughput",
 			V(PM_DRAM_PCT));
 		if (HAVE(PM_DRAM_READ) && HAVE(PM_DRAM_WRITE) && n > 0) {
-			json_object_set_new(facts, "dram_bytes_per_element",
-					    json_real(dram / n));
 			fprintf(out, "; %.1f MB moved = %.2f B per element",
 				dram / 1e6, dram / n);
 		}
 		if (HAVE(PM_DURATION) && secs > 0 && copy_gbps > 0) {
 			double pct = 100 * dram / secs / 1e9 / copy_gbps;
-			json_object_set_new(facts, "dram_pct_of_copy", json_real(pct));
 			fprintf(out, "; %.0f GB/s in %.1f us = %.0f %% of the "
 				     "measured copy bandwidth%s",
 				dram / secs / 1e9, secs * 1e6, pct,
@@ -285,15 +231,8 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 		fprintf(out, "    DRAM          %s\n", not_measured);
 	}
 
-	const char *limiter = occupancy_limiter(pr);
+	const char *limiter = profile_occupancy_limiter(pr);
 	if (HAVE(PM_OCC_ACHIEVED)) {
-		json_object_set_new(facts, "occupancy_pct", json_real(V(PM_OCC_ACHIEVED)));
-		json_object_set_new(facts, "occupancy_limiter", json_string(limiter));
-		if (HAVE(PM_OCC_THEORETICAL))
-			json_object_set_new(facts, "theoretical_occupancy_pct",
-					    json_real(V(PM_OCC_THEORETICAL)));
-		if (HAVE(PM_WAVES))
-			json_object_set_new(facts, "waves", json_real(V(PM_WAVES)));
 		fprintf(out, "    occupancy     %.1f %% achieved, %.0f %% allowed "
 			     "by the launch; limited by: %s (blocks/SM allowed "
 			     "by registers %.0f, shared memory %.0f, block "
@@ -322,7 +261,6 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 			fprintf(out, "    %s none\n", traffic[i].label);
 		} else {
 			double per = V(s) / V(r);
-			json_object_set_new(facts, traffic[i].fact, json_real(per));
 			fprintf(out, "    %s %.2f sectors of 32 B per warp request "
 				     "(%.0f requests)\n",
 				traffic[i].label, per, V(r));
@@ -331,7 +269,6 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 
 	if (HAVE(PM_WARP_INST) && n > 0) {
 		double per = V(PM_WARP_INST) * 32 / n;
-		json_object_set_new(facts, "inst_per_element", json_real(per));
 		fprintf(out, "    instructions  %.2f per element (%.0f warp "
 			     "instructions x 32 / n)\n", per, V(PM_WARP_INST));
 	} else {
@@ -341,8 +278,6 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 	}
 	if (HAVE(PM_CONFLICTS_LD) && HAVE(PM_CONFLICTS_ST) && n > 0) {
 		double c = V(PM_CONFLICTS_LD) + V(PM_CONFLICTS_ST);
-		json_object_set_new(facts, "bank_conflicts_per_element",
-				    json_real(c / n));
 		fprintf(out, "    shared memory %.0f bank conflicts (loads %.0f, "
 			     "stores %.0f) = %.3f per element\n",
 			c, V(PM_CONFLICTS_LD), V(PM_CONFLICTS_ST), c / n);
@@ -350,8 +285,6 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 		fprintf(out, "    shared memory %s\n", not_measured);
 	}
 	if (HAVE(PM_L1_HIT) && HAVE(PM_L2_HIT)) {
-		json_object_set_new(facts, "l1_hit_pct", json_real(V(PM_L1_HIT)));
-		json_object_set_new(facts, "l2_hit_pct", json_real(V(PM_L2_HIT)));
 		fprintf(out, "    caches        L1 hit %.1f %%, L2 hit %.1f %% "
 			     "of sectors\n", V(PM_L1_HIT), V(PM_L2_HIT));
 	} else {
@@ -376,20 +309,15 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 		for (int a = 0; a < nstall; a++) {
 			const char *r = pm_stall_reason(order[a]);
 			double pct = 100 * V(PM_STALL_FIRST + order[a]) / total;
-			char name[64];
-			snprintf(name, sizeof(name), "stall_%s_pct", r);
-			json_object_set_new(facts, name, json_real(pct));
 			if (a < 3)
 				fprintf(out, "%s%s %.0f %%", a ? ", " : "", r, pct);
 		}
-		json_object_set_new(facts, "top_stall",
-				    json_string(pm_stall_reason(order[0])));
 		fprintf(out, " of stalled warp-cycles\n");
 	} else {
 		fprintf(out, "    stalls        %s\n", not_measured);
 	}
 
-	double f32 = flops(pr, 0), f64 = flops(pr, 1);
+	double f32 = profile_flops(pr, 0), f64 = profile_flops(pr, 1);
 	int fp64 = f64 > f32;
 	double work = fp64 ? f64 : f32;
 	if (!HAVE(PM_FFMA) || !HAVE(PM_DFMA)) {
@@ -404,7 +332,6 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 	fprintf(out, "    work          %.3g %s FLOP (FMA = 2)", work,
 		fp64 ? "FP64" : "FP32/16");
 	if (dram > 0) {
-		json_object_set_new(facts, "flops_per_byte", json_real(work / dram));
 		fprintf(out, " = %.3g FLOP per DRAM byte", work / dram);
 	}
 	fputc('\n', out);

@@ -6,7 +6,7 @@
 #include "device.h"
 #include "event.h"
 #include "manifest.h"
-#include "metric.h"
+#include "facts.h"
 #include "profiler.h"
 #include "runner.h"
 #include "gpulock.h"
@@ -49,20 +49,22 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 			       "step", step, "tool", "ncu", "measured",
 			       pr.measured);
 	if (pr.measured) {
-		double per = pr.warp_instructions * 32 / r->timed_n;
+		/* the facts (profiler.h: the one derivation); the event
+		 * reports them with ncu's raw counts */
+		json_t *facts = json_object();
+		profile_facts(&pr, r->timed_n, 0, facts);
 		json_object_set_new(ev, "warp_instructions",
 				    json_real(pr.warp_instructions));
 		json_object_set_new(ev, "kernels", json_integer(pr.kernels));
-		double bank = pr.bank_conflicts / r->timed_n;
-		json_object_set_new(ev, "inst_per_element", json_real(per));
+		json_object_set_new(ev, "inst_per_element",
+				    json_real(event_num(facts, "inst_per_element")));
 		json_object_set_new(ev, "bank_conflicts",
 				    json_real(pr.bank_conflicts));
-		json_object_set_new(ev, "bank_conflicts_per_element",
-				    json_real(bank));
-		json_object_set_new(r->metrics, "inst_per_element",
-				    json_real(per));
-		json_object_set_new(r->metrics, "bank_conflicts_per_element",
-				    json_real(bank));
+		json_object_set_new(
+			ev, "bank_conflicts_per_element",
+			json_real(event_num(facts, "bank_conflicts_per_element")));
+		json_object_update(r->metrics, facts);
+		json_decref(facts);
 	} else {
 		json_object_set_new(ev, "reason", json_string(pr.reason));
 	}
@@ -1149,7 +1151,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 						  json_number_value(med)));
 			int counters = o->bench;
 			for (size_t k = 0; k < s->nchecks; k++)
-				counters |= metric_needs_profiler(s->checks[k].metric);
+				counters |= fact_needs_profiler(s->checks[k].metric);
 			if (counters && outcome_ran_clean(&r, &c) && r.timed_n > 0)
 				profile_instructions(boxed, box_parent, b->exe,
 						     s->id, gpu_uuid, limit, &r, sink,
@@ -1192,12 +1194,8 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			json_object_set_new(end, "hint", json_string(s->hint));
 		json_object_update(end, static_facts);
 		json_decref(static_facts);
-		static const char *const shown[] = {
-			"elements_per_thread", "waves", "registers",
-			"occupancy_pct", "inst_per_element", NULL};
-		static const char *const timed[] = {
-			"median_us", "gbps", "pct_of_copy", "pct_of_reference",
-			"speedup_vs_first", "speedup_vs_baseline", NULL};
+		const char *const *shown = facts_on_step_end(0);
+		const char *const *timed = facts_on_step_end(1);
 		for (const char *const *m = shown; *m; m++)
 			if (json_object_get(r.metrics, *m))
 				json_object_set(end, *m,

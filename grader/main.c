@@ -15,7 +15,7 @@
 #include "grade.h"
 #include "manifest.h"
 #include "paths.h"
-#include "metric.h"
+#include "facts.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
@@ -375,8 +375,8 @@ static int cmd_list(const char *root, const char *state, int as_json)
 			const struct step_spec *sp = &labs[i].steps[k];
 			json_t *checks = json_array();
 			for (size_t c = 0; c < sp->nchecks; c++) {
-				const struct metric_info *m =
-					metric_find(sp->checks[c].metric);
+				const struct fact_info *m =
+					fact_find(sp->checks[c].metric);
 				json_array_append_new(
 					checks,
 					json_pack("{s:s, s:s, s:f, s:s, s:s, s:s}",

@@ -1,4 +1,5 @@
 #include "report.h"
+#include "facts.h"
 #include "event.h"
 
 #include <string.h>
@@ -336,11 +337,15 @@ static void print_built(struct report *r, const char *step)
 			event_num(p, "async_copies"));
 	fprintf(r->out, " (PTX, each instruction once)\n");
 	if (r->verbose) {
-		static const char *const more[] = {"barriers", "shuffles",
-						   "rem_ops", NULL};
+		/* by their fact names (facts.h), as checks and hints say */
+		static const char *const more[] = {"ptx_barriers", "ptx_shuffles",
+						   "ptx_rem_ops", NULL};
+		json_t *facts = json_object();
+		facts_from_ptx(p, facts);
 		fprintf(r->out, "  ptx   ");
 		for (const char *const *m = more; *m; m++)
-			fprintf(r->out, " %s %.0f", *m, event_num(p, *m));
+			fprintf(r->out, " %s %.0f", *m, event_num(facts, *m));
+		json_decref(facts);
 		fprintf(r->out, "  (%s)\n", event_str(p, "ptx_file"));
 	}
 }

@@ -1,5 +1,5 @@
 #include "verdict.h"
-#include "metric.h"
+#include "facts.h"
 #include "ptx.h"
 
 #include <math.h>
@@ -42,27 +42,6 @@ static double timing_ci_rel(const json_t *ev)
 	double rel = reps > 0 ? 2.46 * event_num(ev, "cv") / sqrt(reps) : 0;
 	double rounds = event_num(ev, "rounds_cv");
 	return rounds > rel ? rounds : rel;
-}
-
-/* The PTX facts (ptx.h) as metrics. */
-static void ptx_metrics(struct step_outcome *o, const json_t *ptx)
-{
-	static const struct {
-		const char *metric, *fact;
-	} from_ptx[] = {{"ptx_max_load_bytes", "max_load_bytes"},
-			{"ptx_max_store_bytes", "max_store_bytes"},
-			{"ptx_nc_loads", "nc_loads"},
-			{"ptx_rem_ops", "rem_ops"},
-			{"ptx_shuffles", "shuffles"},
-			{"ptx_barriers", "barriers"},
-			{"ptx_async_copies", "async_copies"}};
-	for (size_t i = 0; i < sizeof(from_ptx) / sizeof(from_ptx[0]); i++) {
-		json_t *v = json_object_get(ptx, from_ptx[i].fact);
-		if (json_is_integer(v))
-			json_object_set_new(
-				o->metrics, from_ptx[i].metric,
-				json_real((double)json_integer_value(v)));
-	}
 }
 
 static void outcome_event(struct step_outcome *r, json_t *ev)
@@ -108,25 +87,7 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 					    json_real(json_number_value(v)));
 		}
 	} else if (!strcmp(kind, "launch")) {
-		static const char *const names[] = {
-			"elements_per_thread", "waves", "grid_blocks",
-			"block_threads", "launches", "grid_per_sm",
-			"occupancy_pct", NULL};
-		for (const char *const *n = names; *n; n++) {
-			json_t *v = json_object_get(ev, *n);
-			if (json_is_number(v))
-				json_object_set_new(r->metrics, *n,
-						    json_real(json_number_value(v)));
-		}
-		json_t *block = json_object_get(ev, "block");
-		if (json_is_array(block)) {
-			json_object_set_new(r->metrics, "block_x",
-					    json_real((double)json_integer_value(
-						    json_array_get(block, 0))));
-			json_object_set_new(r->metrics, "block_y",
-					    json_real((double)json_integer_value(
-						    json_array_get(block, 1))));
-		}
+		facts_from_launch(ev, r->metrics);
 		if (!json_is_true(json_object_get(ev, "default_stream")))
 			r->off_stream = 1;
 		/* facts from what ran: the launched kernels' PTX only */
@@ -134,7 +95,7 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 		if (r->ptx_kernels && json_is_array(launched)) {
 			json_t *facts =
 				ptx_facts_launched(r->ptx_kernels, launched);
-			ptx_metrics(r, facts);
+			facts_from_ptx(facts, r->metrics);
 			json_decref(facts);
 		}
 	} else if (!strcmp(kind, "timing")) {
@@ -298,35 +259,13 @@ const char *outcome_timing_withheld(const struct step_outcome *o,
 void outcome_add_static(struct step_outcome *o, const json_t *resources,
 			const json_t *ptx)
 {
-	ptx_metrics(o, ptx);
+	facts_from_ptx(ptx, o->metrics);
 	json_t *kernels = json_object_get(ptx, "kernels");
 	if (json_is_object(kernels)) {
 		json_decref(o->ptx_kernels);
 		o->ptx_kernels = json_incref(kernels);
 	}
-	double regs = 0, spill = 0, shared = 0, stack = 0;
-	size_t i;
-	json_t *k;
-	json_array_foreach(resources, i, k)
-	{
-		double r = (double)json_integer_value(json_object_get(k, "registers"));
-		double s = (double)json_integer_value(json_object_get(k, "shared_bytes"));
-		regs = r > regs ? r : regs;
-		shared = s > shared ? s : shared;
-		double st = (double)json_integer_value(
-			json_object_get(k, "stack_bytes"));
-		stack = st > stack ? st : stack;
-		spill += (double)json_integer_value(
-				 json_object_get(k, "spill_store_bytes")) +
-			 (double)json_integer_value(
-				 json_object_get(k, "spill_load_bytes"));
-	}
-	if (json_array_size(resources)) {
-		json_object_set_new(o->metrics, "registers", json_real(regs));
-		json_object_set_new(o->metrics, "spill_bytes", json_real(spill));
-		json_object_set_new(o->metrics, "shared_bytes", json_real(shared));
-		json_object_set_new(o->metrics, "stack_bytes", json_real(stack));
-	}
+	facts_from_resources(resources, o->metrics);
 }
 
 const char *verdict_number(double x, char *buf, size_t len)
@@ -362,9 +301,8 @@ int verdict_checks_static(const struct step_spec *s, json_t *metrics,
 	int failed = 0;
 	for (size_t i = 0; i < s->nchecks; i++) {
 		const struct check_spec *c = &s->checks[i];
-		const struct metric_info *m = metric_find(c->metric);
-		int is_static = !strcmp(m->source, "ptx") ||
-				!strcmp(m->source, "compiler");
+		const struct fact_info *m = fact_find(c->metric);
+		int is_static = fact_is_static(m);
 		if (is_static) {
 			/* one check at a time through the ordinary judge */
 			struct step_spec one = *s;
@@ -411,7 +349,7 @@ void verdict_checks(const struct step_spec *s, json_t *metrics,
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < s->nchecks; i++) {
 		const struct check_spec *c = &s->checks[i];
-		const struct metric_info *m = metric_find(c->metric);
+		const struct fact_info *m = fact_find(c->metric);
 		json_t *v = json_object_get(metrics, c->metric);
 		const char *op = c->op == CHECK_AT_LEAST ? ">=" : "<=";
 		char id[96];
