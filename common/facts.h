@@ -7,9 +7,11 @@
  * this table: lab.json checks ("metric") and advice rules ("when"), the
  * grader's metrics object (verdict.h), the step_end event's figures, the
  * reporters, the dashboard and the gradebook. One name per quantity and one
- * quantity per name; each fact is derived in one place (grader/derive.h for
- * what comes from an event or a profiler run, grader/verdict.c for the
- * timing figures, grader/calibration.c for pct_of_reference*).
+ * quantity per name; each fact is derived in one place: facts_from_*()
+ * below for what comes from an event (PTX, compiler, launch),
+ * grader/profiler.h's profile_facts() for the hardware counters,
+ * grader/verdict.c for the timing figures, grader/calibration.c for
+ * pct_of_reference*.
  *
  * Decisions (issue 19):
  *  - The PTX counts are ptx_* everywhere (checks and advice alike); the

@@ -6,8 +6,8 @@
  * on_result callback), splits them into events, keeps the facts that decide
  * the verdict (first failed case, guard damage, CUDA error, todo marker,
  * whether the harness reached its end, launches off the default stream),
- * turns measurements into metrics (metric.h), adds "step" and pct_of_copy
- * to each event and forwards it to the sink. A line that is not an event is
+ * turns measurements into metrics (the step facts of common/facts.h), adds
+ * "step" and pct_of_copy to each event and forwards it to the sink. A line that is not an event is
  * remembered: the result channel is the grader's, so garbage on it means the
  * run cannot be trusted.
  *
