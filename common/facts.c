@@ -185,6 +185,50 @@ const char *fact_renamed(const char *name)
 	return NULL;
 }
 
+/* Edit distance of a and b (insert, delete, replace: 1 each), capped. */
+static int distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 63 || lb > 63)
+		return 99;
+	int row[64];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The fact usable as use nearest to a misspelt name (at most 2 edits
+ * away, and only one that near), or NULL. */
+static const char *fact_nearest(const char *name, int use)
+{
+	const char *best = NULL;
+	int best_d = 3, ties = 0;
+	for (const struct fact_info *f = facts; f->name; f++) {
+		if (!(f->uses & use))
+			continue;
+		int d = distance(name, f->name);
+		if (d < best_d)
+			best = f->name, best_d = d, ties = 0;
+		else if (d == best_d)
+			ties++;
+	}
+	return ties ? NULL : best;
+}
+
 int fact_usable(const char *name, int use, char *err, size_t errlen)
 {
 	const char *what = use == FACT_CHECK ? "metric" : "fact";
@@ -194,6 +238,12 @@ int fact_usable(const char *name, int use, char *err, size_t errlen)
 		snprintf(err, errlen, "unknown %s \"%s\": it is now called "
 			 "\"%s\" (the one vocabulary of step facts, "
 			 "common/facts.h)", what, name, now);
+		return -1;
+	}
+	const char *near = f ? NULL : fact_nearest(name, use);
+	if (!f && near) {
+		snprintf(err, errlen, "unknown %s \"%s\": did you mean \"%s\"?",
+			 what, name, near);
 		return -1;
 	}
 	if (!f) {

@@ -80,9 +80,12 @@ const char *fact_renamed(const char *name);
 
 /*
  * Whether name may be used as use (FACT_CHECK or FACT_ADVICE): 0, or -1
- * with the reason in err, in words a lab author can act on: "unknown
- * metric|fact \"x\" (known: ...)", "\"load_bytes\" is now called
- * \"ptx_max_load_bytes\"", "dram_pct is measured only by explain ...".
+ * with the reason in err, in words a lab author can act on: a retired
+ * name names its successor ("unknown fact \"load_bytes\": it is now
+ * called \"ptx_max_load_bytes\""), a misspelt one the fact it is nearest
+ * to (at most 2 edits: "did you mean \"ptx_rem_ops\"?"), anything else
+ * lists the known names; a fact of the other use says so ("dram_pct is
+ * measured only by explain ...").
  */
 int fact_usable(const char *name, int use, char *err, size_t errlen);
 

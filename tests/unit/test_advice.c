@@ -38,6 +38,10 @@ int main(void)
 		      rejects("theoretical_occupancy_pct < 50",
 			      "now called \"occupancy_pct\""),
 	      "every retired advice name says its new one");
+	CHECK(rejects("ptx_rem_op > 0", "did you mean \"ptx_rem_ops\"?") &&
+		      rejects("stall_long_scorebaord_pct > 5",
+			      "did you mean \"stall_long_scoreboard_pct\"?"),
+	      "a misspelt fact names the one it is nearest to");
 	CHECK(rejects("pct_of_copy < 50", "not by explain"),
 	      "a fact only a grading run measures is not advice's");
 	CHECK(rejects("ptx_max_load_bytes => 16", "expected < <= > >= == or !="),

@@ -111,6 +111,12 @@ int main(void)
 		     "dram_pct is measured only by explain");
 	manifest_with(body, sizeof(body), "demo", "",
 		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
+		      "\"hint\":\"h\",\"checks\":[{\"metric\":\"ptx_max_load_byte\","
+		      "\"min\":16,\"why\":\"w\"}]}");
+	expect_error(body, "steps[0].checks[0].metric",
+		     "did you mean \"ptx_max_load_bytes\"?");
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
 		      "\"hint\":\"h\",\"checks\":[{\"metric\":\"gbps\","
 		      "\"min\":1,\"max\":2,\"why\":\"w\"}]}");
 	expect_error(body, "steps[0].checks[0]", "exactly one of");
