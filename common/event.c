@@ -163,6 +163,19 @@ json_t *event_resources(const char *step, json_t *kernels)
 			 "kernels", kernels);
 }
 
+json_t *event_ptx(const char *step, const json_t *facts, const char *ptx_file,
+		  const char *cubin_file)
+{
+	json_t *ev = json_deep_copy(facts);
+	if (!ev)
+		ev = json_object();
+	json_object_set_new(ev, "event", json_string("ptx"));
+	put_str(ev, "step", step);
+	put_str(ev, "ptx_file", ptx_file);
+	put_str(ev, "cubin_file", cubin_file);
+	return ev;
+}
+
 json_t *event_sandbox(int on, const char *model, const char *reason)
 {
 	json_t *ev = json_pack("{s:s, s:b, s:b}", "event", "sandbox", "on", on,

@@ -235,6 +235,10 @@ json_t *event_lint(const char *step, const char *file, const char *check,
 		   int count, json_t *problems);
 json_t *event_lint_problem(int line, json_t *message /* stolen string */);
 json_t *event_resources(const char *step, json_t *kernels);
+/* facts: the PTX reader's object (grader/ptx.h), copied; its fields come
+ * first, as the schema lists them */
+json_t *event_ptx(const char *step, const json_t *facts, const char *ptx_file,
+		  const char *cubin_file);
 /* model NULL when off; reason NULL when on */
 json_t *event_sandbox(int on, const char *model, const char *reason);
 /* errors < 0: the tool did not run to a summary (measured false, reason) */

@@ -1049,15 +1049,12 @@ static void build_events(struct grade_run *run, const struct step_build *b)
 	if (!b->ok)
 		return;
 	emit(run->sink, run->arg, event_resources(b->step->id, b->resources));
-	json_t *ptx = json_deep_copy(b->ptx);
-	json_object_set_new(ptx, "event", json_string("ptx"));
-	json_object_set_new(ptx, "step", json_string(b->step->id));
-	char path[PATH_MAX * 2];
-	step_ptx_path(b->dir, b->source, path, sizeof(path));
-	json_object_set_new(ptx, "ptx_file", json_string(path));
-	step_cubin_path(b->dir, b->source, run->arch, path, sizeof(path));
-	json_object_set_new(ptx, "cubin_file", json_string(path));
-	emit(run->sink, run->arg, ptx);
+	char ptx_path[PATH_MAX * 2], cubin_path[PATH_MAX * 2];
+	step_ptx_path(b->dir, b->source, ptx_path, sizeof(ptx_path));
+	step_cubin_path(b->dir, b->source, run->arch, cubin_path,
+			sizeof(cubin_path));
+	emit(run->sink, run->arg,
+	     event_ptx(b->step->id, b->ptx, ptx_path, cubin_path));
 }
 
 /* Lint every file the target can take; compile the clean ones (in
