@@ -31,7 +31,7 @@ WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
              -Xlinker=--wrap=cudaLaunchKernelExC \
              -Xlinker=--wrap=cudaLaunchCooperativeKernel
 
-COMMON_SRC := common/demangle.c common/gpulock.c common/gpustate.c common/advice.c common/capability.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c common/jsonl.c common/runner.c common/strvec.c \
+COMMON_SRC := common/demangle.c common/gpulock.c common/gpustate.c common/advice.c common/capability.c common/classbook.c common/stats.c common/event.c common/facts.c common/manifest.c common/jsonl.c common/runner.c common/strvec.c \
               common/strbuf.c
 GRADER_SRC := grader/paths.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \

@@ -250,6 +250,79 @@ int event_write(FILE *out, const json_t *ev);
  */
 json_t *event_parse(const char *line, char *err, size_t errlen);
 
+
+/*
+ * Constructors: one per kind the grader writes, next to the schema above,
+ * so an event's fields are spelt in one place. Each returns a new event
+ * (the caller owns it) with its fields in the order the schema lists them;
+ * a field marked ? above is left out when its argument is NULL (or, for a
+ * number, where the comment says). json_t arguments marked "stolen" are
+ * owned by the event afterwards; the others are copied by reference
+ * (json_incref).
+ */
+json_t *event_error(const char *step, const char *kind, const char *message);
+json_t *event_progress(const char *step, const char *phase, int done,
+		       int total, const char *message);
+/* "build" progress: what "harness" names a file, else a step (part). */
+json_t *event_build_progress(const char *what, const char *part, int done,
+			     int total);
+json_t *event_step_begin(const char *step, const char *title,
+			 const char *file);
+json_t *event_compile_started(const char *step, const char *file);
+json_t *event_compile_skipped(const char *step, const char *file,
+			      const char *reason);
+/* status "cached"|"ok"|"failed"; exe NULL unless built */
+json_t *event_compile_result(const char *step, const char *status,
+			     double seconds, json_t *diagnostics,
+			     const char *output, const char *exe);
+/* problems: stolen array of event_lint_problem() */
+json_t *event_lint(const char *step, const char *file, const char *check,
+		   int count, json_t *problems);
+json_t *event_lint_problem(int line, json_t *message /* stolen string */);
+json_t *event_resources(const char *step, json_t *kernels);
+/* facts: the PTX reader's object (grader/ptx.h), copied; its fields come
+ * first, as the schema lists them */
+json_t *event_ptx(const char *step, const json_t *facts, const char *ptx_file,
+		  const char *cubin_file);
+/* model NULL when off; reason NULL when on */
+json_t *event_sandbox(int on, const char *model, const char *reason);
+/* errors < 0: the tool did not run to a summary (measured false, reason) */
+json_t *event_sanitizer(const char *step, const char *tool, long errors,
+			const char *reason, const char *output);
+json_t *event_profile(const char *step, const char *tool, int measured);
+json_t *event_sweep(const char *step, const char *define, int value);
+json_t *event_calibration(const char *step, json_t *gbps, json_t *ci_rel,
+			  const char *into);
+
+/* One check of a step (the "check" kind); has_* say which ? fields. */
+struct event_check {
+	const char *step, *metric, *op, *unit, *status;
+	double required;
+	char id[96];
+	char message[512];
+	int has_measured;   /* measured margin (margin_pct when the bar is
+			       not 0: has_margin_pct) */
+	double measured, margin;
+	int has_margin_pct;
+	double margin_pct;
+	double noise;       /* 0: none */
+	int has_required_pct_of_copy;
+	double required_pct_of_copy;
+	int needs_gpu;
+};
+json_t *event_check(const struct event_check *c);
+
+json_t *event_step_end(const char *step, const char *verdict,
+		       const char *summary, double seconds);
+json_t *event_run_begin(const char *lab, const char *title,
+			const char *mode, const char *started,
+			json_t *steps /* stolen */, const char *source,
+			const char *commit);
+json_t *event_run_end(const char *lab, const char *verdict, int passed,
+		      int failed, int not_graded, int total, double seconds);
+/* The device event of a run that has none (and says why). */
+json_t *event_no_device(const char *reason);
+
 #ifdef __cplusplus
 }
 #endif

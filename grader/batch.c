@@ -1,5 +1,6 @@
 /* batch — a class of submissions through the grader; see batch.h. */
 #include "batch.h"
+#include "event.h"
 #include "strvec.h"
 #include "fsutil.h"
 #include "gradebook.h"
@@ -168,9 +169,8 @@ static void *run_worker(void *arg)
 			/* keep what it wrote, and say how it ended */
 			FILE *f = fopen(tmp, "a");
 			if (f) {
-				json_t *ev = json_pack(
-					"{s:s, s:s, s:s}", "event", "error", "kind",
-					"harness", "message",
+				json_t *ev = event_error(
+					NULL, "harness",
 					child_describe_end(&c, how, sizeof(how)));
 				char *line = json_dumps(ev, JSON_COMPACT);
 				fprintf(f, "\n%s\n", line ? line : "");

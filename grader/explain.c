@@ -1,6 +1,7 @@
 #include "explain.h"
 #include "sandbox.h"
 #include "advice.h"
+#include "facts.h"
 #include "event.h"
 #include "manifest.h"
 #include "profiler.h"
@@ -41,29 +42,9 @@ static const char *source_line(const struct strbuf *sb, long lineno,
 	return buf;
 }
 
-/* The largest figure over the step's kernels, as a fact. */
-static void fact_max(json_t *facts, const char *name, double v)
-{
-	json_t *old = json_object_get(facts, name);
-	if (!old || json_number_value(old) < v)
-		json_object_set_new(facts, name, json_real(v));
-}
-
 static void compiler_facts(json_t *resources, json_t *facts)
 {
-	size_t i;
-	json_t *k;
-	json_array_foreach(json_object_get(resources, "kernels"), i, k) {
-		fact_max(facts, "registers",
-			 (double)json_integer_value(json_object_get(k, "registers")));
-		fact_max(facts, "spill_bytes",
-			 (double)(json_integer_value(json_object_get(k, "spill_store_bytes")) +
-				  json_integer_value(json_object_get(k, "spill_load_bytes"))));
-		fact_max(facts, "shared_bytes",
-			 (double)json_integer_value(json_object_get(k, "shared_bytes")));
-		fact_max(facts, "stack_bytes",
-			 (double)json_integer_value(json_object_get(k, "stack_bytes")));
-	}
+	facts_from_resources(json_object_get(resources, "kernels"), facts);
 }
 
 /* Every global memory instruction of the step's PTX, by source line: the
@@ -71,12 +52,7 @@ static void compiler_facts(json_t *resources, json_t *facts)
 static json_t *memory_event(const char *step, json_t *ptx, const char *source,
 			    json_t *facts)
 {
-	json_object_set_new(facts, "load_bytes", json_real(event_num(ptx, "max_load_bytes")));
-	json_object_set_new(facts, "store_bytes", json_real(event_num(ptx, "max_store_bytes")));
-	json_object_set_new(facts, "nc_loads", json_real(event_num(ptx, "nc_loads")));
-	json_object_set_new(facts, "async_copies", json_real(event_num(ptx, "async_copies")));
-	json_object_set_new(facts, "rem_ops", json_real(event_num(ptx, "rem_ops")));
-	json_object_set_new(facts, "shuffles", json_real(event_num(ptx, "shuffles")));
+	facts_from_ptx(ptx, facts);
 	json_t *ev = json_pack("{s:s, s:s, s:s}", "event", "accesses", "step",
 			       step, "ptx_file", event_str(ptx, "ptx_file"));
 	struct strbuf text = STRBUF_INIT, src = STRBUF_INIT;
@@ -199,37 +175,6 @@ static json_t *sass_event(const char *step, const char *cubin)
 #define HAVE(m) (pr->have[m])
 #define V(m) (pr->value[m])
 
-/* What caps the blocks per SM (advice.h's occupancy_limiter). */
-static const char *occupancy_limiter(const struct profile_result *pr)
-{
-	if (HAVE(PM_WAVES) && V(PM_WAVES) < 1)
-		return "grid"; /* fewer blocks than the GPU holds at once */
-	if (!HAVE(PM_OCC_THEORETICAL) || V(PM_OCC_THEORETICAL) >= 99.9)
-		return "none";
-	static const struct {
-		enum pm_metric m;
-		const char *name;
-	} limits[] = {{PM_LIMIT_REGISTERS, "registers"},
-		      {PM_LIMIT_SHARED, "shared_memory"},
-		      {PM_LIMIT_WARPS, "block_size"},
-		      {PM_LIMIT_BLOCKS, "blocks_per_sm"}};
-	const char *name = "none";
-	double least = INFINITY;
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
-		if (HAVE(limits[i].m) && V(limits[i].m) < least)
-			least = V(limits[i].m), name = limits[i].name;
-	return name;
-}
-
-/* Floating-point operations, FMA counted as two (as ncu's roofline does). */
-static double flops(const struct profile_result *pr, int fp64)
-{
-	if (fp64)
-		return 2 * V(PM_DFMA) + V(PM_DADD) + V(PM_DMUL);
-	return 2 * (V(PM_FFMA) + V(PM_HFMA)) + V(PM_FADD) + V(PM_FMUL) +
-	       V(PM_HADD) + V(PM_HMUL);
-}
-
 /* The facts of what ncu measured for one step, into facts, and the
  * figures the "profile" event carries beside the counters (work, fp64);
  * returns 1 and fills pt when the step has a place on the roofline (2:
@@ -240,57 +185,10 @@ static int counter_facts(const struct profile_result *pr, double copy_gbps,
 	double n = pr->elements;
 	double dram = V(PM_DRAM_READ) + V(PM_DRAM_WRITE);
 	double secs = V(PM_DURATION);
-	if (HAVE(PM_DRAM_PCT)) {
-		json_object_set_new(facts, "dram_pct", json_real(V(PM_DRAM_PCT)));
-		if (HAVE(PM_DRAM_READ) && HAVE(PM_DRAM_WRITE) && n > 0)
-			json_object_set_new(facts, "dram_bytes_per_element",
-					    json_real(dram / n));
-		if (HAVE(PM_DURATION) && secs > 0 && copy_gbps > 0) {
-			double pct = 100 * dram / secs / 1e9 / copy_gbps;
-			json_object_set_new(facts, "dram_pct_of_copy", json_real(pct));
-		}
-	}
-
-	const char *limiter = occupancy_limiter(pr);
-	if (HAVE(PM_OCC_ACHIEVED)) {
-		json_object_set_new(facts, "occupancy_pct", json_real(V(PM_OCC_ACHIEVED)));
-		json_object_set_new(facts, "occupancy_limiter", json_string(limiter));
-		if (HAVE(PM_OCC_THEORETICAL))
-			json_object_set_new(facts, "theoretical_occupancy_pct",
-					    json_real(V(PM_OCC_THEORETICAL)));
-		if (HAVE(PM_WAVES))
-			json_object_set_new(facts, "waves", json_real(V(PM_WAVES)));
-	}
-
-	static const struct {
-		const char *fact;
-		enum pm_metric sectors, requests;
-	} traffic[] = {{"load_sectors_per_request", PM_LD_SECTORS,
-			PM_LD_REQUESTS},
-		       {"store_sectors_per_request", PM_ST_SECTORS,
-			PM_ST_REQUESTS}};
-	for (size_t i = 0; i < 2; i++) {
-		enum pm_metric s = traffic[i].sectors, r = traffic[i].requests;
-		if (HAVE(s) && HAVE(r) && V(r) != 0)
-			json_object_set_new(facts, traffic[i].fact,
-					    json_real(V(s) / V(r)));
-	}
-
-	if (HAVE(PM_WARP_INST) && n > 0)
-		json_object_set_new(facts, "inst_per_element",
-				    json_real(V(PM_WARP_INST) * 32 / n));
-	if (HAVE(PM_CONFLICTS_LD) && HAVE(PM_CONFLICTS_ST) && n > 0) {
-		double c = V(PM_CONFLICTS_LD) + V(PM_CONFLICTS_ST);
-		json_object_set_new(facts, "bank_conflicts_per_element",
-				    json_real(c / n));
-	}
-	if (HAVE(PM_L1_HIT) && HAVE(PM_L2_HIT)) {
-		json_object_set_new(facts, "l1_hit_pct", json_real(V(PM_L1_HIT)));
-		json_object_set_new(facts, "l2_hit_pct", json_real(V(PM_L2_HIT)));
-	}
+	profile_facts(pr, n, copy_gbps, facts);
 
 	/* stall reasons as shares of the stalled warp-cycles ("selected" is
-	 * the cycle a warp issues: not a stall) */
+	 * the cycle a warp issues: not a stall), for the event */
 	double total = 0;
 	int order[PM_NSTALLS], nstall = 0;
 	for (int i = 0; i < PM_NSTALLS; i++)
@@ -304,32 +202,21 @@ static int counter_facts(const struct profile_result *pr, double copy_gbps,
 					order[a] = order[b], order[b] = t;
 				}
 		json_t *stalls = json_array();
-		for (int a = 0; a < nstall; a++) {
-			const char *r = pm_stall_reason(order[a]);
-			double pct = 100 * V(PM_STALL_FIRST + order[a]) / total;
-			char name[64];
-			snprintf(name, sizeof(name), "stall_%s_pct", r);
-			json_object_set_new(facts, name, json_real(pct));
+		for (int a = 0; a < nstall; a++)
 			json_array_append_new(stalls, json_pack("{s:s, s:f}",
-				"reason", r, "pct", pct));
-		}
-		json_object_set_new(facts, "top_stall",
-				    json_string(pm_stall_reason(order[0])));
+				"reason", pm_stall_reason(order[a]),
+				"pct", 100 * V(PM_STALL_FIRST + order[a]) / total));
 		json_object_set_new(ev, "stalls", stalls);
 	}
 
-	double f32 = flops(pr, 0), f64 = flops(pr, 1);
+	double f32 = profile_flops(pr, 0), f64 = profile_flops(pr, 1);
 	int fp64 = f64 > f32;
 	double work = fp64 ? f64 : f32;
 	if (!HAVE(PM_FFMA) || !HAVE(PM_DFMA))
 		return 0;
 	json_object_set_new(ev, "flops", json_real(work));
 	json_object_set_new(ev, "fp64", json_boolean(fp64));
-	if (work <= 0)
-		return 0;
-	if (dram > 0)
-		json_object_set_new(facts, "flops_per_byte", json_real(work / dram));
-	if (dram <= 0 || secs <= 0)
+	if (work <= 0 || dram <= 0 || secs <= 0)
 		return 0;
 	pt->flops_per_byte = work / dram;
 	pt->flops_per_s = work / secs;

@@ -16,7 +16,7 @@
 #include "grade.h"
 #include "manifest.h"
 #include "paths.h"
-#include "metric.h"
+#include "facts.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
@@ -432,8 +432,8 @@ static int cmd_list(const char *root, const char *state, int as_json)
 			const struct step_spec *sp = &labs[i].steps[k];
 			json_t *checks = json_array();
 			for (size_t c = 0; c < sp->nchecks; c++) {
-				const struct metric_info *m =
-					metric_find(sp->checks[c].metric);
+				const struct fact_info *m =
+					fact_find(sp->checks[c].metric);
 				json_array_append_new(
 					checks,
 					json_pack("{s:s, s:s, s:f, s:s, s:s, s:s}",
@@ -508,6 +508,171 @@ static void on_fatal_signal(int sig)
 	raise(sig);
 }
 
+/* What a test/bench/device/explain/calibrate command line asked for. */
+struct run_cli {
+	const char *cmd;
+	struct grade_opts o;
+	struct explain_opts eo;
+	int calibrating, as_json, verbose, fresh, no_save, color;
+	char solutions[PATH_MAX + 320];
+};
+
+/* The options of a run command, from argv[i]; -1 when the caller is to
+ * return *rc (help, a usage error). */
+static int parse_run_options(struct run_cli *cli, int i, int argc,
+			     char **argv, int *rc)
+{
+	struct grade_opts *op = &cli->o;
+	const char *cmd = cli->cmd;
+	int calibrating = cli->calibrating;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			*rc = 0;
+			return -1;
+		} else if (!strcmp(a, "--json")) {
+			cli->as_json = 1;
+		} else if (!strcmp(a, "--verbose")) {
+			cli->verbose = 1;
+		} else if (!strcmp(a, "--color")) {
+			cli->color = 1;
+		} else if (!strcmp(a, "--no-color")) {
+			cli->color = 0;
+		} else if (!strcmp(a, "--fresh")) {
+			cli->fresh = 1;
+		} else if (!strcmp(a, "--sandbox")) {
+			op->sandbox = SANDBOX_REQUIRED;
+		} else if (!strcmp(a, "--unsandboxed")) {
+			op->sandbox = SANDBOX_OFF;
+		} else if (!strcmp(a, "--build-only")) {
+			op->build_only = 1;
+		} else if (!strcmp(a, "--no-save")) {
+			cli->no_save = 1;
+		} else if (calibrating && !strcmp(a, "--bench")) {
+			op->bench = 1;
+		} else if (calibrating && !strcmp(a, "--into")) {
+			if (!v || !*v)
+				return *rc = usage_error("%s needs a folder", a), -1;
+			op->calibrate_into = v;
+			i++;
+		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--no-counters")) {
+			cli->eo.no_counters = 1;
+		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--plot")) {
+			if (!v || !*v)
+				return *rc = usage_error("%s needs a file name", a), -1;
+			cli->eo.plot = v;
+			i++;
+		} else if (!strcmp(a, "--step") || !strcmp(a, "--src") ||
+			   !strcmp(a, "--seed") || !strcmp(a, "--time-limit") ||
+			   !strcmp(a, "--jobs")) {
+			if (!v)
+				return *rc = usage_error("%s needs a value", a), -1;
+			char *end;
+			if (!strcmp(a, "--step"))
+				op->step = v;
+			else if (!strcmp(a, "--src"))
+				op->src_dir = v;
+			else if (!strcmp(a, "--seed")) {
+				strtoull(v, &end, 0);
+				if (*end || !*v)
+					return *rc = usage_error("--seed needs a number, not \"%s\"", v), -1;
+				op->seed = v;
+			} else if (!strcmp(a, "--time-limit")) {
+				op->time_limit_s = strtod(v, &end);
+				if (*end || op->time_limit_s <= 0)
+					return *rc = usage_error("--time-limit needs seconds > 0, not \"%s\"", v), -1;
+			} else {
+				op->jobs = (int)strtol(v, &end, 10);
+				if (*end || op->jobs < 1)
+					return *rc = usage_error("--jobs needs a number >= 1, not \"%s\"", v), -1;
+			}
+			i++;
+		} else if (a[0] == '-') {
+			return *rc = usage_error("unknown option %s", a), -1;
+		} else if (!op->lab && strcmp(cmd, "device")) {
+			op->lab = a;
+		} else {
+			return *rc = usage_error("unexpected argument \"%s\"", a), -1;
+		}
+	}
+
+	return 0;
+}
+
+/* `device`: this machine's GPU and its copy bandwidth. */
+static int cmd_device(const struct run_cli *cli, const char *bin,
+		      const char *state_dir)
+{
+	char err[4096] = "";
+	char probe[PATH_MAX + 16];
+	snprintf(probe, sizeof(probe), "%s/devprobe", bin);
+	json_t *dev = cli->o.pretend_no_device
+			      ? event_no_device("CUDALAB_NO_DEVICE is set")
+			      : device_probe(probe, state_dir, cli->fresh, err,
+					     sizeof(err));
+	if (!dev) {
+		fprintf(stderr, "cudalab-grader: %s\n", err);
+		return 4;
+	}
+	if (cli->as_json) {
+		event_write(stdout, dev);
+	} else {
+		struct report r;
+		report_init(&r, stdout, cli->color, cli->verbose);
+		report_text(&r, dev);
+		report_release(&r);
+	}
+	int available = json_is_true(json_object_get(dev, "available"));
+	json_decref(dev);
+	return available ? 0 : 3;
+}
+
+/* test, bench, calibrate, explain: grade (or explain) the lab, report,
+ * keep the results. */
+static int cmd_run(struct run_cli *cli, const char *root,
+		   const char *state_dir)
+{
+	struct grade_opts *op = &cli->o;
+	const char *cmd = cli->cmd;
+	char err[4096] = "";
+	if (!op->lab)
+		return usage_error("%s needs a lab name (see `list`)", cmd);
+	if (cli->calibrating) {
+		if (op->src_dir || op->step)
+			return usage_error("%s times the reference solutions of "
+					   "every step: no --src or --step",
+					   cmd);
+		snprintf(cli->solutions, sizeof(cli->solutions),
+			 "%s/solutions/%s", root, op->lab);
+		op->src_dir = cli->solutions;
+	}
+	struct report r;
+	report_init(&r, stdout, cli->color, cli->verbose);
+	if (!strcmp(cmd, "explain")) {
+		int erc = explain_lab(op, &cli->eo,
+				      cli->as_json ? report_json : report_text,
+				      &r, err, sizeof(err));
+		if (erc < 0)
+			fprintf(stderr, "cudalab-grader: %s\n", err);
+		report_release(&r);
+		return erc == -2 ? 2 : erc < 0 ? 4 : erc;
+	}
+	int rc = grade_lab(op, cli->as_json ? report_json : report_text, &r, err,
+			   sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "cudalab-grader: %s\n", err);
+		report_release(&r);
+		return rc == -2 ? 2 : 4;
+	}
+	if (!cli->no_save && !op->build_only &&
+	    results_save(state_dir, r.log, err, sizeof(err)) < 0)
+		fprintf(stderr, "cudalab-grader: warning: %s\n", err);
+	report_release(&r);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
@@ -576,158 +741,33 @@ int main(int argc, char **argv)
 	    strcmp(cmd, "calibrate"))
 		return usage_error("unknown command \"%s\"", cmd);
 
-	struct grade_opts o = {.root = root, .build_dir = build_dir,
-			       .state_dir = state_dir, .bin_dir = where.bin,
-			       .bench = !strcmp(cmd, "bench")};
-	int calibrating = !strcmp(cmd, "calibrate");
-	char solutions[PATH_MAX + 320];
-	if (calibrating)
-		o.calibrate_into = state_dir;
+	static struct run_cli cli;
+	cli.cmd = cmd;
+	cli.o = (struct grade_opts){.root = root, .build_dir = build_dir,
+				    .state_dir = state_dir, .bin_dir = where.bin,
+				    .bench = !strcmp(cmd, "bench")};
+	cli.calibrating = !strcmp(cmd, "calibrate");
+	if (cli.calibrating)
+		cli.o.calibrate_into = state_dir;
 	const char *arch = getenv("CUDALAB_ARCH");
-	o.arch_fallback = arch && *arch ? arch : "sm_90";
-	if (cc_from_arch(o.arch_fallback) < 0 || strncmp(o.arch_fallback, "sm_", 3))
+	cli.o.arch_fallback = arch && *arch ? arch : "sm_90";
+	if (cc_from_arch(cli.o.arch_fallback) < 0 ||
+	    strncmp(cli.o.arch_fallback, "sm_", 3))
 		return usage_error("CUDALAB_ARCH must name a GPU arch like "
-				   "sm_75 or sm_120, not \"%s\"", o.arch_fallback);
+				   "sm_75 or sm_120, not \"%s\"",
+				   cli.o.arch_fallback);
 	const char *facts = getenv("CUDALAB_DEVICE_FACTS");
-	o.device_facts = facts && *facts ? facts : NULL;
+	cli.o.device_facts = facts && *facts ? facts : NULL;
 	const char *nodev = getenv("CUDALAB_NO_DEVICE");
-	o.pretend_no_device = nodev && *nodev && strcmp(nodev, "0");
+	cli.o.pretend_no_device = nodev && *nodev && strcmp(nodev, "0");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	o.jobs = ncpu > 0 ? (int)ncpu : 2;
-	int as_json = 0, verbose = 0, fresh = 0, no_save = 0;
-	struct explain_opts eo = {.plot = NULL};
-	int color = isatty(1) && !getenv("NO_COLOR");
-
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--json")) {
-			as_json = 1;
-		} else if (!strcmp(a, "--verbose")) {
-			verbose = 1;
-		} else if (!strcmp(a, "--color")) {
-			color = 1;
-		} else if (!strcmp(a, "--no-color")) {
-			color = 0;
-		} else if (!strcmp(a, "--fresh")) {
-			fresh = 1;
-		} else if (!strcmp(a, "--sandbox")) {
-			o.sandbox = SANDBOX_REQUIRED;
-		} else if (!strcmp(a, "--unsandboxed")) {
-			o.sandbox = SANDBOX_OFF;
-		} else if (!strcmp(a, "--build-only")) {
-			o.build_only = 1;
-		} else if (!strcmp(a, "--no-save")) {
-			no_save = 1;
-		} else if (calibrating && !strcmp(a, "--bench")) {
-			o.bench = 1;
-		} else if (calibrating && !strcmp(a, "--into")) {
-			if (!v || !*v)
-				return usage_error("%s needs a folder", a);
-			o.calibrate_into = v;
-			i++;
-		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--no-counters")) {
-			eo.no_counters = 1;
-		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--plot")) {
-			if (!v || !*v)
-				return usage_error("%s needs a file name", a);
-			eo.plot = v;
-			i++;
-		} else if (!strcmp(a, "--step") || !strcmp(a, "--src") ||
-			   !strcmp(a, "--seed") || !strcmp(a, "--time-limit") ||
-			   !strcmp(a, "--jobs")) {
-			if (!v)
-				return usage_error("%s needs a value", a);
-			char *end;
-			if (!strcmp(a, "--step"))
-				o.step = v;
-			else if (!strcmp(a, "--src"))
-				o.src_dir = v;
-			else if (!strcmp(a, "--seed")) {
-				strtoull(v, &end, 0);
-				if (*end || !*v)
-					return usage_error("--seed needs a number, not \"%s\"", v);
-				o.seed = v;
-			} else if (!strcmp(a, "--time-limit")) {
-				o.time_limit_s = strtod(v, &end);
-				if (*end || o.time_limit_s <= 0)
-					return usage_error("--time-limit needs seconds > 0, not \"%s\"", v);
-			} else {
-				o.jobs = (int)strtol(v, &end, 10);
-				if (*end || o.jobs < 1)
-					return usage_error("--jobs needs a number >= 1, not \"%s\"", v);
-			}
-			i++;
-		} else if (a[0] == '-') {
-			return usage_error("unknown option %s", a);
-		} else if (!o.lab && strcmp(cmd, "device")) {
-			o.lab = a;
-		} else {
-			return usage_error("unexpected argument \"%s\"", a);
-		}
-	}
-
-	char err[4096] = "";
-	if (!strcmp(cmd, "device")) {
-		char probe[PATH_MAX + 16];
-		snprintf(probe, sizeof(probe), "%s/devprobe", where.bin);
-		json_t *dev = o.pretend_no_device
-				      ? json_pack("{s:s, s:b, s:s}", "event", "device",
-						  "available", 0, "reason",
-						  "CUDALAB_NO_DEVICE is set")
-				      : device_probe(probe, state_dir, fresh, err,
-						     sizeof(err));
-		if (!dev) {
-			fprintf(stderr, "cudalab-grader: %s\n", err);
-			return 4;
-		}
-		if (as_json) {
-			event_write(stdout, dev);
-		} else {
-			struct report r;
-			report_init(&r, stdout, color, verbose);
-			report_text(&r, dev);
-			report_release(&r);
-		}
-		int available = json_is_true(json_object_get(dev, "available"));
-		json_decref(dev);
-		return available ? 0 : 3;
-	}
-	if (!o.lab)
-		return usage_error("%s needs a lab name (see `list`)", cmd);
-	if (calibrating) {
-		if (o.src_dir || o.step)
-			return usage_error("%s times the reference solutions of "
-					   "every step: no --src or --step",
-					   cmd);
-		snprintf(solutions, sizeof(solutions), "%s/solutions/%s", root,
-			 o.lab);
-		o.src_dir = solutions;
-	}
-
-	struct report r;
-	report_init(&r, stdout, color, verbose);
-	if (!strcmp(cmd, "explain")) {
-		int erc = explain_lab(&o, &eo, as_json ? report_json : report_text,
-				      &r, err, sizeof(err));
-		if (erc < 0)
-			fprintf(stderr, "cudalab-grader: %s\n", err);
-		report_release(&r);
-		return erc == -2 ? 2 : erc < 0 ? 4 : erc;
-	}
-	int rc = grade_lab(&o, as_json ? report_json : report_text, &r, err,
-			   sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "cudalab-grader: %s\n", err);
-		report_release(&r);
-		return rc == -2 ? 2 : 4;
-	}
-	if (!no_save && !o.build_only &&
-	    results_save(state_dir, r.log, err, sizeof(err)) < 0)
-		fprintf(stderr, "cudalab-grader: warning: %s\n", err);
-	report_release(&r);
-	return rc;
+	cli.o.jobs = ncpu > 0 ? (int)ncpu : 2;
+	cli.eo = (struct explain_opts){.plot = NULL};
+	cli.color = isatty(1) && !getenv("NO_COLOR");
+	int rc;
+	if (parse_run_options(&cli, i, argc, argv, &rc) < 0)
+		return rc;
+	if (!strcmp(cmd, "device"))
+		return cmd_device(&cli, where.bin, state_dir);
+	return cmd_run(&cli, root, state_dir);
 }

@@ -1,4 +1,5 @@
 #include "report.h"
+#include "facts.h"
 #include "event.h"
 
 #include <string.h>
@@ -339,11 +340,15 @@ static void print_built(struct report *r, const char *step)
 			event_num(p, "async_copies"));
 	fprintf(r->out, " (PTX, each instruction once)\n");
 	if (r->verbose) {
-		static const char *const more[] = {"barriers", "shuffles",
-						   "rem_ops", NULL};
+		/* by their fact names (facts.h), as checks and hints say */
+		static const char *const more[] = {"ptx_barriers", "ptx_shuffles",
+						   "ptx_rem_ops", NULL};
+		json_t *facts = json_object();
+		facts_from_ptx(p, facts);
 		fprintf(r->out, "  ptx   ");
 		for (const char *const *m = more; *m; m++)
-			fprintf(r->out, " %s %.0f", *m, event_num(p, *m));
+			fprintf(r->out, " %s %.0f", *m, event_num(facts, *m));
+		json_decref(facts);
 		fprintf(r->out, "  (%s)\n", event_str(p, "ptx_file"));
 	}
 }
@@ -552,7 +557,7 @@ static void print_counters(struct report *r, json_t *ev)
 			     "by registers %.0f, shared memory %.0f, block "
 			     "size %.0f, block slots %.0f); %.0f registers/"
 			     "thread, %.0f-thread blocks, %.2f waves\n",
-			FACT("occupancy_pct"), V(PM_OCC_THEORETICAL),
+			FACT("achieved_occupancy_pct"), V(PM_OCC_THEORETICAL),
 			event_str(facts, "occupancy_limiter"),
 			V(PM_LIMIT_REGISTERS), V(PM_LIMIT_SHARED),
 			V(PM_LIMIT_WARPS), V(PM_LIMIT_BLOCKS), V(PM_REGISTERS),

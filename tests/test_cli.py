@@ -379,7 +379,7 @@ def no_gpu_feedback(t, state):
     t.record("cli: no GPU --verbose: the full demangled kernel signature "
              "and every PTX count",
              "saxpy_vec4(int, float, float const*, float*)" in out
-             and re.search(r"ptx +barriers 0 shuffles 0 rem_ops 0", out),
+             and re.search(r"ptx +ptx_barriers 0 ptx_shuffles 0 ptx_rem_ops 0", out),
              out[-2000:])
 
 
@@ -656,8 +656,8 @@ def explain(t, state):
              "facts, after the facts, naming the step that fixes them",
              len(hints) == 3 and o.index("  counters") < o.index("  hint")
              and "step v3" in o and "step v5" in o
-             and "[because nc_loads == 0]" in o
-             and "[because load_bytes" in o.replace("\n", " ")
+             and "[because ptx_nc_loads == 0]" in o
+             and "[because ptx_max_load_bytes" in o.replace("\n", " ")
              and "3 more not checked: they need inst_per_element, waves,"
              in o, o)
     rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "v5", "--src",

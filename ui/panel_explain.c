@@ -142,7 +142,7 @@ static void counters(struct lines *l, const json_t *ev)
 	} shown[] = {
 		{"dram_pct", "DRAM", "%.1f %% of its peak throughput"},
 		{"dram_pct_of_copy", "DRAM", "%.0f %% of the measured copy bandwidth"},
-		{"occupancy_pct", "occupancy", "%.1f %% achieved"},
+		{"achieved_occupancy_pct", "occupancy", "%.1f %% achieved"},
 		{"load_sectors_per_request", "loads", "%.2f sectors of 32 B per warp request"},
 		{"store_sectors_per_request", "stores", "%.2f sectors of 32 B per warp request"},
 		{"inst_per_element", "instr.", "%.2f per element"},
