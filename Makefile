@@ -31,15 +31,15 @@ WRAP      := -Xlinker=--wrap=__cudaLaunchKernel -Xlinker=--wrap=cudaLaunchKernel
              -Xlinker=--wrap=cudaLaunchKernelExC \
              -Xlinker=--wrap=cudaLaunchCooperativeKernel
 
-COMMON_SRC := common/demangle.c common/gpulock.c common/gpustate.c common/advice.c common/capability.c common/classbook.c common/stats.c common/event.c common/metric.c common/manifest.c \
+COMMON_SRC := common/demangle.c common/gpulock.c common/gpustate.c common/advice.c common/capability.c common/classbook.c common/stats.c common/event.c common/facts.c common/manifest.c common/jsonl.c common/runner.c common/strvec.c \
               common/strbuf.c
-GRADER_SRC := grader/paths.c grader/runner.c grader/hash.c grader/compiler_report.c \
+GRADER_SRC := grader/paths.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
               grader/report.c grader/results.c grader/verdict.c grader/profiler.c \
               grader/lint.c grader/sandbox.c grader/batch.c grader/gradebook.c grader/fsutil.c \
               grader/explain.c grader/roofline.c grader/sass.c grader/calibration.c grader/objcheck.c
-UI_SRC     := ui/canvas.c ui/state.c ui/render.c ui/panel_header.c \
-              ui/panel_steps.c ui/panel_details.c ui/panel_help.c \
+UI_SRC     := ui/canvas.c ui/state.c ui/draw.c ui/render.c ui/panel_header.c \
+              ui/panel_steps.c ui/panel_details.c ui/panel_explain.c ui/panel_help.c \
               ui/panel_class.c ui/class_view.c \
               ui/source.c ui/term.c
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
@@ -74,9 +74,11 @@ $(BUILD)/devprobe: common/devprobe.cu common/harness.cu common/harness.h common/
 	$(NVCC) $(NVCCFLAGS) -o $@ common/devprobe.cu common/harness.cu \
 	        $(RUNTIME_OBJ) $(WRAP) -ljansson -ldl
 
+# only sources and objects go to the compiler: the header prerequisites
+# the .d files add (-MMD) may name headers since moved or removed
 $(BUILD)/tests/%: tests/unit/%.c $(GRADER_OBJ) $(UI_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -Iui -o $@ $^ -lncursesw $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -Iui -o $@ $(filter %.c %.o,$^) -lncursesw $(LDLIBS)
 
 $(BUILD)/tests/programs/%: tests/programs/%.c
 	@mkdir -p $(@D)

@@ -1,76 +1,10 @@
 #include "advice.h"
+#include "facts.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define STALL(r, what) {"stall_" r "_pct", 0, "% of stalled warp-cycles: " what}
-
-static const struct advice_fact facts[] = {
-	/* from the build, no GPU needed */
-	{"registers", 0, "registers per thread (ptxas, the step's largest kernel)"},
-	{"spill_bytes", 0, "bytes spilled to local memory (stores + loads, ptxas)"},
-	{"shared_bytes", 0, "static shared memory per block, bytes (ptxas)"},
-	{"stack_bytes", 0, "stack frame per thread, bytes (ptxas)"},
-	{"load_bytes", 0, "widest global load in the PTX, bytes"},
-	{"store_bytes", 0, "widest global store in the PTX, bytes"},
-	{"nc_loads", 0, "global loads on the read-only (non-coherent) path, PTX"},
-	{"async_copies", 0, "cp.async copies global -> shared in the PTX"},
-	{"rem_ops", 0, "remainder (%) instructions in the PTX"},
-	{"shuffles", 0, "warp shuffles (shfl.sync) in the PTX"},
-	/* Nsight Compute, on the timed-size case */
-	{"dram_pct", 0, "DRAM throughput, % of its peak"},
-	{"dram_bytes_per_element", 0, "DRAM bytes read + written per element"},
-	{"dram_pct_of_copy", 0, "DRAM bytes / kernel duration (under ncu), % of "
-				"the measured copy bandwidth"},
-	{"occupancy_pct", 0, "achieved occupancy, % of the SM's warp slots"},
-	{"theoretical_occupancy_pct", 0, "occupancy the launch allows, %"},
-	{"occupancy_limiter", 1, "what caps the warps per SM: grid (fewer blocks "
-				 "than the GPU holds), registers, shared_memory, "
-				 "block_size, blocks_per_sm, or none"},
-	{"waves", 0, "blocks launched / blocks the GPU holds at once"},
-	{"load_sectors_per_request", 0, "32-byte sectors per warp load request"},
-	{"store_sectors_per_request", 0, "32-byte sectors per warp store request"},
-	{"inst_per_element", 0, "warp instructions x 32 / elements"},
-	{"bank_conflicts_per_element", 0, "shared-memory bank conflicts per element"},
-	{"l1_hit_pct", 0, "L1 sector hit rate, %"},
-	{"l2_hit_pct", 0, "L2 sector hit rate, %"},
-	{"flops_per_byte", 0, "floating-point operations per DRAM byte"},
-	{"top_stall", 1, "the stall reason with most warp-cycles (e.g. long_scoreboard)"},
-	STALL("barrier", "waiting at __syncthreads"),
-	STALL("branch_resolving", "branch target not yet known"),
-	STALL("dispatch_stall", "dispatcher could not issue"),
-	STALL("drain", "stores draining at exit"),
-	STALL("gmma", "warpgroup MMA"),
-	STALL("imc_miss", "constant cache miss"),
-	STALL("lg_throttle", "local/global queue full"),
-	STALL("long_scoreboard", "waiting for a global/local load"),
-	STALL("math_pipe_throttle", "math pipe busy"),
-	STALL("membar", "memory barrier"),
-	STALL("mio_throttle", "shared memory / special-function queue full"),
-	STALL("misc", "other"),
-	STALL("no_instruction", "instruction cache miss"),
-	STALL("not_selected", "ready, another warp issued"),
-	STALL("short_scoreboard", "waiting for shared memory / special function"),
-	STALL("sleeping", "nanosleep or yield"),
-	STALL("tex_throttle", "texture queue full"),
-	STALL("wait", "fixed-latency dependency"),
-	{NULL, 0, NULL},
-};
-
-const struct advice_fact *advice_facts(void)
-{
-	return facts;
-}
-
-const struct advice_fact *advice_fact_find(const char *name)
-{
-	for (const struct advice_fact *f = facts; f->name; f++)
-		if (!strcmp(f->name, name))
-			return f;
-	return NULL;
-}
 
 enum op { LT, LE, GT, GE, EQ, NE };
 
@@ -117,11 +51,9 @@ static const char *parse_cond(const char *p, struct cond *c, char *err,
 		snprintf(err, errlen, "expected a fact name");
 		return NULL;
 	}
-	const struct advice_fact *f = advice_fact_find(c->fact);
-	if (!f) {
-		snprintf(err, errlen, "unknown fact \"%s\"", c->fact);
+	if (fact_usable(c->fact, FACT_ADVICE, err, errlen) < 0)
 		return NULL;
-	}
+	int is_word = fact_find(c->fact)->kind == FACT_WORD;
 	p = skip_space(p);
 	size_t i;
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -140,12 +72,12 @@ static const char *parse_cond(const char *p, struct cond *c, char *err,
 	char *end;
 	c->number = strtod(c->value, &end);
 	c->is_number = *end == '\0';
-	if (f->is_word && (c->is_number || (c->op != EQ && c->op != NE))) {
+	if (is_word && (c->is_number || (c->op != EQ && c->op != NE))) {
 		snprintf(err, errlen, "%s is a word: compare it with == or != "
 				      "to a word", c->fact);
 		return NULL;
 	}
-	if (!f->is_word && !c->is_number) {
+	if (!is_word && !c->is_number) {
 		snprintf(err, errlen, "%s is a number: \"%s\" is not", c->fact,
 			 c->value);
 		return NULL;

@@ -5,7 +5,7 @@
  *
  * In lab.json:
  *   "advice": [
- *     {"when": "load_bytes < 16 and dram_pct < 85",
+ *     {"when": "ptx_max_load_bytes < 16 and dram_pct < 85",
  *      "hint": "loads are 4 bytes wide: one warp request moves 128 bytes",
  *      "see": "v5"}
  *   ]
@@ -14,9 +14,10 @@
  * word for the word facts (occupancy_limiter, top_stall). "see" names the
  * step (id) whose README section teaches the fix; it is optional.
  *
- * The facts are the table in advice.c (advice_facts()): each has a name, a
- * kind (number or word) and what it means. explain.c fills a JSON object
- * with those names; a fact it could not measure (no GPU, no ncu, a metric
+ * The facts are common/facts.h's, those marked FACT_ADVICE: the one
+ * vocabulary of step facts, whose kind says number or word. A retired name
+ * (load_bytes, rem_ops, ...) is an error that names the one that replaced
+ * it. explain.c fills a JSON object with those names; a fact it could not measure (no GPU, no ncu, a metric
  * ncu did not report) is absent, and a rule that needs it is neither true
  * nor false but ADVICE_UNKNOWN — it is reported as unchecked, never guessed.
  *
@@ -29,16 +30,6 @@
 
 #include <jansson.h>
 #include <stddef.h>
-
-struct advice_fact {
-	const char *name;
-	int is_word;          /* 1: compared as a word with == / != only */
-	const char *meaning;  /* with its unit */
-};
-
-/* The known facts, ending with a {NULL} entry. */
-const struct advice_fact *advice_facts(void);
-const struct advice_fact *advice_fact_find(const char *name);
 
 /* 0 when `when` is well formed; -1 with the reason in err. */
 int advice_check(const char *when, char *err, size_t errlen);

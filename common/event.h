@@ -15,7 +15,8 @@
  * run_begin. Fields marked ? may be absent. Times are seconds unless the name
  * ends in _us; bandwidths are GB/s (10^9 bytes/s); percentages are 0..100+.
  *
- *  run_begin  schema(1) lab mode("test"|"bench") started(ISO-8601 UTC)
+ *  run_begin  schema(1) lab mode("test"|"bench"|"explain")
+ *             started(ISO-8601 UTC)
  *             steps:[{id title file hint checks:[{metric op bound}]
  *             needs?:[capability names] needs_cc?("8.0": the compute
  *             capability they take, capability.h)}]
@@ -90,7 +91,18 @@
  *             variants, e.g. "offset 3", sends one each; the first is the
  *             step's figure)
  *  profile    step tool("ncu") measured(bool) reason? warp_instructions?
- *             kernels? inst_per_element?   (bench: hardware counters)
+ *             kernels? inst_per_element? bank_conflicts?
+ *             bank_conflicts_per_element?   (bench: hardware counters)
+ *             With set("explain") (explain's phase, below): measured
+ *             reason?("--no-counters", "no CUDA device (...)", or ncu's
+ *             failure) elements?(the profiled case's n) kernels? longest?
+ *             (the longest launch's kernel) counters?:{ncu metric name:
+ *             value in base units} (only what ncu reported: absent = not
+ *             measured, never estimated; grader/profiler.h's table)
+ *             stalls?:[{reason pct}] (shares of the stalled warp-cycles,
+ *             largest first) flops? fp64?(bool: the FLOP are FP64)
+ *             facts:{name: value} (every fact the lab's advice rules are
+ *             judged on, from the build and the counters: common/advice.h)
  *  sanitizer  step tool measured(bool) errors? reason? output?
  *             (compute-sanitizer on the lab's sanitize case)
  *  integrity  step check("timed_stream"|"judge_clock") ok event_us host_us
@@ -154,6 +166,39 @@
  *  run_end    verdict("pass"|"fail"|"not_graded") passed failed not_graded
  *             total seconds
  *
+ * `explain` (grader/explain.h) is the build of `test --build-only`
+ * (run_begin says mode "explain") followed by a phase that explains each
+ * step, in order; per step, first
+ *  explain    step lab title file source(the path explained)
+ *             status("explained"|"rejected"|"not_built"|"compile_error"|
+ *             "not_implemented") line?(of the rejection, the first error,
+ *             or the CUDALAB_TODO() call) message? error_file?
+ *             (compile_error: the file of the first error)
+ * and, only when "explained" (the kernels' resources are the step's
+ * resources event):
+ *  accesses   step ptx_file shown(bool: the PTX could be read)
+ *             ops?:[{where("file:line"|"?") count kind("load"|"store"|
+ *             "async") bytes nc(bool: read-only path) code(the source
+ *             line's text)}]   (every global memory instruction of the
+ *             PTX, identical ones of a line counted; totals: the ptx event)
+ *  sass       step shown(bool) reason? summary?(the machine code's global
+ *             memory instructions by width, e.g. "LDG 16 B x6 (3
+ *             read-only)") local_loads? local_stores?   (grader/sass.h)
+ *  profile    set("explain"), above: the counters, or why not
+ *  advice     step lab hints:[{hint because(the rule's condition) see?
+ *             (the step that teaches the fix) see_title?}] unchecked(rules
+ *             needing a fact not measured) needs:[fact names] rules(how
+ *             many the lab has)
+ * then, once, after the steps (when a step has a place on it, or --plot
+ * asked for one):
+ *  roofline   title? bandwidth?(bytes/s) bandwidth_label?
+ *             peaks?:[{label flops_per_s}] points?:[{label flops_per_byte
+ *             flops_per_s peak(index in peaks)}] plot?(the SVG file asked
+ *             for) plot_error?(why it was not written) reason?(no points:
+ *             why there is no roofline)   (grader/roofline.h)
+ * A front end that does not know these events ignores them; recorded runs
+ * without them replay as before.
+ *
  * Around a remote run, the workshop server (tools/server.py, which owns
  * them) adds, and the grader never writes:
  *  queued     job ahead(jobs before it) eta_s   (while it waits; repeated)
@@ -209,6 +254,79 @@ int event_write(FILE *out, const json_t *ev);
  * the reason in err.
  */
 json_t *event_parse(const char *line, char *err, size_t errlen);
+
+
+/*
+ * Constructors: one per kind the grader writes, next to the schema above,
+ * so an event's fields are spelt in one place. Each returns a new event
+ * (the caller owns it) with its fields in the order the schema lists them;
+ * a field marked ? above is left out when its argument is NULL (or, for a
+ * number, where the comment says). json_t arguments marked "stolen" are
+ * owned by the event afterwards; the others are copied by reference
+ * (json_incref).
+ */
+json_t *event_error(const char *step, const char *kind, const char *message);
+json_t *event_progress(const char *step, const char *phase, int done,
+		       int total, const char *message);
+/* "build" progress: what "harness" names a file, else a step (part). */
+json_t *event_build_progress(const char *what, const char *part, int done,
+			     int total);
+json_t *event_step_begin(const char *step, const char *title,
+			 const char *file);
+json_t *event_compile_started(const char *step, const char *file);
+json_t *event_compile_skipped(const char *step, const char *file,
+			      const char *reason);
+/* status "cached"|"ok"|"failed"; exe NULL unless built */
+json_t *event_compile_result(const char *step, const char *status,
+			     double seconds, json_t *diagnostics,
+			     const char *output, const char *exe);
+/* problems: stolen array of event_lint_problem() */
+json_t *event_lint(const char *step, const char *file, const char *check,
+		   int count, json_t *problems);
+json_t *event_lint_problem(int line, json_t *message /* stolen string */);
+json_t *event_resources(const char *step, json_t *kernels);
+/* facts: the PTX reader's object (grader/ptx.h), copied; its fields come
+ * first, as the schema lists them */
+json_t *event_ptx(const char *step, const json_t *facts, const char *ptx_file,
+		  const char *cubin_file);
+/* model NULL when off; reason NULL when on */
+json_t *event_sandbox(int on, const char *model, const char *reason);
+/* errors < 0: the tool did not run to a summary (measured false, reason) */
+json_t *event_sanitizer(const char *step, const char *tool, long errors,
+			const char *reason, const char *output);
+json_t *event_profile(const char *step, const char *tool, int measured);
+json_t *event_sweep(const char *step, const char *define, int value);
+json_t *event_calibration(const char *step, json_t *gbps, json_t *ci_rel,
+			  const char *into);
+
+/* One check of a step (the "check" kind); has_* say which ? fields. */
+struct event_check {
+	const char *step, *metric, *op, *unit, *status;
+	double required;
+	char id[96];
+	char message[512];
+	int has_measured;   /* measured margin (margin_pct when the bar is
+			       not 0: has_margin_pct) */
+	double measured, margin;
+	int has_margin_pct;
+	double margin_pct;
+	double noise;       /* 0: none */
+	int has_required_pct_of_copy;
+	double required_pct_of_copy;
+	int needs_gpu;
+};
+json_t *event_check(const struct event_check *c);
+
+json_t *event_step_end(const char *step, const char *verdict,
+		       const char *summary, double seconds);
+json_t *event_run_begin(const char *lab, const char *title,
+			const char *mode, const char *started,
+			json_t *steps /* stolen */, const char *source,
+			const char *commit);
+json_t *event_run_end(const char *lab, const char *verdict, int passed,
+		      int failed, int not_graded, int total, double seconds);
+/* The device event of a run that has none (and says why). */
+json_t *event_no_device(const char *reason);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 #include "manifest.h"
 #include "advice.h"
 #include "capability.h"
-#include "metric.h"
+#include "facts.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -81,16 +81,11 @@ static int load_check(struct loader *ld, json_t *obj, const char *where,
 	    get_string(ld, obj, where, "metric", 1, &c->metric) ||
 	    get_string(ld, obj, where, "why", 1, &c->why))
 		return -1;
-	if (!metric_find(c->metric)) {
-		char known[1024] = "";
-		for (const struct metric_info *m = metric_table(); m->name; m++)
-			snprintf(known + strlen(known),
-				 sizeof(known) - strlen(known), "%s%s",
-				 *known ? ", " : "", m->name);
+	char why[1600];
+	if (fact_usable(c->metric, FACT_CHECK, why, sizeof(why)) < 0) {
 		char field[256];
 		snprintf(field, sizeof(field), "%s.metric", where);
-		return fail(ld, field, "unknown metric \"%s\" (known: %s)",
-			    c->metric, known);
+		return fail(ld, field, "%s", why);
 	}
 	json_t *min = json_object_get(obj, "min");
 	json_t *max = json_object_get(obj, "max");
@@ -365,7 +360,7 @@ static int load_advice(struct loader *ld, json_t *arr, struct lab_manifest *m)
 	if (!m->advice)
 		return fail(ld, "advice", "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		char where[64], why[256];
+		char where[64], why[1600];
 		snprintf(where, sizeof(where), "advice[%zu]", i);
 		json_t *rule = json_array_get(arr, i);
 		struct advice_spec *a = &m->advice[m->nadvice++];

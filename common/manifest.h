@@ -20,7 +20,7 @@
  *               "values": [1, 2, 4, 8]},      whose file uses the macro with
  *                                              -DPDIST=v for each value and
  *                                              times them ("sweep" events)
- *     "advice": [{"when": "load_bytes < 16",  ? hints for `explain`, chosen
+ *     "advice": [{"when": "ptx_rem_ops > 0",  ? hints for `explain`, chosen
  *                 "hint": "...", "see": "v5"}], by conditions on its facts
  *                                              (advice.h); "see": a step id
  *     "needs": ["cp.async"],               ? what every step needs from the
@@ -49,7 +49,9 @@
  * or run it: the step is NOT GRADED with manifest_step_beyond()'s reason.
  *
  * A check has exactly one of "min" (measured >= min passes) or "max"
- * (measured <= max passes); "metric" must be in metric.h's table.
+ * (measured <= max passes); "metric" must be a fact of facts.h's table
+ * that a grading run measures (FACT_CHECK); a retired name is an error
+ * that names the one that replaced it.
  *
  * Ownership: manifest_load() fills a caller-provided struct whose strings and
  * arrays it allocates; manifest_free() releases them (safe on a zeroed or

@@ -1,5 +1,7 @@
 /* batch — a class of submissions through the grader; see batch.h. */
 #include "batch.h"
+#include "event.h"
+#include "strvec.h"
 #include "fsutil.h"
 #include "gradebook.h"
 #include "runner.h"
@@ -96,20 +98,17 @@ struct worker {
 	char gpu[32];  /* "" : not pinned */
 };
 
-static const char *const *child_env(const char *gpu, char store[][PATH_MAX],
-				    const char **env, size_t max)
+/* The grader's environment with CUDA_VISIBLE_DEVICES pinned to gpu ("":
+ * as it is, without the grader's own), into env. */
+static const char *const *child_env(const char *gpu, struct strvec *env)
 {
 	extern char **environ;
-	size_t k = 0;
-	for (char **e = environ; *e && k + 2 < max; e++)
+	for (char **e = environ; *e; e++)
 		if (strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21))
-			env[k++] = *e;
-	if (*gpu) {
-		snprintf(store[0], PATH_MAX, "CUDA_VISIBLE_DEVICES=%s", gpu);
-		env[k++] = store[0];
-	}
-	env[k] = NULL;
-	return env;
+			strvec_push(env, *e);
+	if (*gpu)
+		strvec_pushf(env, "CUDA_VISIBLE_DEVICES=%s", gpu);
+	return strvec_argv(env);
 }
 
 static void *build_worker(void *arg)
@@ -146,31 +145,20 @@ static void *run_worker(void *arg)
 	struct pool *p = w->pool;
 	struct job *j;
 	while ((j = take(p))) {
-		const char *argv[16];
-		int k = 0;
-		argv[k++] = p->o->grader;
-		argv[k++] = "--root";
-		argv[k++] = p->o->root;
-		argv[k++] = "test";
-		argv[k++] = j->lab;
-		argv[k++] = "--src";
-		argv[k++] = j->src;
-		argv[k++] = "--json";
-		argv[k++] = "--no-save";
-		argv[k++] = "--no-color";
-		argv[k++] = p->o->unsandboxed ? "--unsandboxed" : "--sandbox";
-		if (p->o->step_limit) {
-			argv[k++] = "--time-limit";
-			argv[k++] = p->o->step_limit;
-		}
-		argv[k] = NULL;
+		struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+		strvec_pushl(&argv, p->o->grader, "--root", p->o->root, "test",
+			     j->lab, "--src", j->src, "--json", "--no-save",
+			     "--no-color",
+			     p->o->unsandboxed ? "--unsandboxed" : "--sandbox",
+			     NULL);
+		if (p->o->step_limit)
+			strvec_pushl(&argv, "--time-limit", p->o->step_limit,
+				     NULL);
 		char tmp[PATH_MAX + 8];
 		snprintf(tmp, sizeof(tmp), "%s.tmp", j->out);
-		char store[1][PATH_MAX];
-		const char *env[512];
 		struct child c = CHILD_INIT;
-		c.argv = argv;
-		c.env = child_env(w->gpu, store, env, 512);
+		c.argv = strvec_argv(&argv);
+		c.env = child_env(w->gpu, &env);
 		c.out_path = tmp;
 		c.wall_limit_s = p->o->job_limit_s;
 		double t0 = now_s();
@@ -181,9 +169,8 @@ static void *run_worker(void *arg)
 			/* keep what it wrote, and say how it ended */
 			FILE *f = fopen(tmp, "a");
 			if (f) {
-				json_t *ev = json_pack(
-					"{s:s, s:s, s:s}", "event", "error", "kind",
-					"harness", "message",
+				json_t *ev = event_error(
+					NULL, "harness",
 					child_describe_end(&c, how, sizeof(how)));
 				char *line = json_dumps(ev, JSON_COMPACT);
 				fprintf(f, "\n%s\n", line ? line : "");
@@ -195,6 +182,8 @@ static void *run_worker(void *arg)
 		rename(tmp, j->out);
 		summarize(j->out, j->outcome, sizeof(j->outcome));
 		child_release(&c);
+		strvec_clear(&argv);
+		strvec_clear(&env);
 		progress(p, j);
 	}
 	return NULL;

@@ -1,4 +1,5 @@
 #include "build.h"
+#include "strvec.h"
 #include "capability.h"
 #include "sandbox.h"
 #include "fsutil.h"
@@ -11,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -659,324 +661,442 @@ static int load_facts(struct step_build *b)
 	return b->diagnostics && b->resources && b->ptx ? 0 : -1;
 }
 
-int build_steps(const struct build_env *env, const struct lab_manifest *lab,
-		struct step_build *steps, size_t n, char *err, size_t errlen)
-{
-	char objdir[PATH_MAX];
-	if (build_harness_objects(env, lab, objdir, sizeof(objdir), err,
-				  errlen) < 0)
-		return -1;
-	struct content_hash base;
-	hash_init(&base);
-	hash_harness(&base, env, lab);
-	/* facts.json is written by this grader's readers (ptx.c,
-	 * compiler_report.c): bump when they change what they report, so a
-	 * cached entry never carries an older reader's figures */
-	hash_str(&base, "facts-v5");
-	hash_str(&base, OBJCHECK_RULES);
+/*
+ * One build_steps() call, phase by phase: open (the harness objects, the
+ * cache key's base, what every compile shares), start (a cache hit, or a
+ * compile started, at most env->jobs at once), wait (every compile ends),
+ * link (link, check, read the facts, publish each entry) and close. One
+ * cleanup path, batch_close(): on an error it kills and reaps every
+ * compiler still running and removes their temporary folders, then frees
+ * what open made.
+ */
+struct compile_job {
+	struct child kid;
+	char tmp[PATH_MAX + 16]; /* "" when no compile was started */
+	char log[PATH_MAX * 2];
+	char obj[PATH_MAX * 2];
+	const char *argv[24];
+	char dflag[80];
+};
 
+struct compile_batch {
+	const struct build_env *env;
+	const struct lab_manifest *lab;
+	struct step_build *steps;
+	size_t n;
+	char *err;
+	size_t errlen;
+	struct content_hash base;
 	struct lab_flags fl;
-	lab_flags(env, lab, &fl);
 	struct runtime_objects ro;
-	runtime_objects(objdir, &ro);
 	char launcher[64];
-	launcher_name(lab, launcher, sizeof(launcher));
 	char inc_student[PATH_MAX + 3];
 	struct harness_names names;
-	if (student_include(env, inc_student, sizeof(inc_student), err,
-			    errlen) < 0 ||
-	    harness_names_read(env, lab, &ro, launcher, &names, err,
-			       errlen) < 0)
-		return -1;
+	/* what the compile box shows besides the system */
+	char common_dir[PATH_MAX];
+	char headers[16][PATH_MAX];
+	int nheaders;
+	char env_store[3][PATH_MAX];
+	const char *compile_env[8];
+	struct compile_job *jobs; /* n of them */
+	size_t running, next_wait;
+	int finished;
+};
 
-	/* What the compile box shows besides the system: common/ and the
-	 * lab's headers (not lab.json, which may hold hidden cases, nor the
-	 * rest of the tree); the student's file is added per compile. */
-	char common_dir[PATH_MAX], headers[32][PATH_MAX];
-	int nheaders = 0;
-	/* the student's include folder (student_include: cudalab.h only),
-	 * not the whole of common/ */
-	snprintf(common_dir, sizeof(common_dir), "%s/student-include",
+/* What the compile box shows: common/'s student include folder and the
+ * lab's headers (not lab.json, which may hold hidden cases, nor the rest
+ * of the tree); the student's file is added per compile. And the
+ * environment a boxed compile gets. */
+static void batch_box_view(struct compile_batch *cb)
+{
+	const struct build_env *env = cb->env;
+	snprintf(cb->common_dir, sizeof(cb->common_dir), "%s/student-include",
 		 env->build_dir);
-	DIR *ld = env->sb ? opendir(lab->dir) : NULL;
+	DIR *ld = env->sb ? opendir(cb->lab->dir) : NULL;
 	struct dirent *le;
-	while (ld && (le = readdir(ld)) && nheaders < 16) {
+	while (ld && (le = readdir(ld)) && cb->nheaders < 16) {
 		size_t len = strlen(le->d_name);
 		if ((len > 2 && !strcmp(le->d_name + len - 2, ".h")) ||
 		    (len > 4 && !strcmp(le->d_name + len - 4, ".cuh")))
-			snprintf(headers[nheaders++], PATH_MAX, "%s/%s",
-				 lab->dir, le->d_name);
+			snprintf(cb->headers[cb->nheaders++], PATH_MAX, "%s/%s",
+				 cb->lab->dir, le->d_name);
 	}
 	if (ld)
 		closedir(ld);
-	static char compile_store[3][PATH_MAX];
-	const char *compile_env[8];
 	int ne = 0;
 	static const char *const pass[] = {"PATH", "LD_LIBRARY_PATH", NULL};
 	for (const char *const *v = pass; *v; v++)
 		if (getenv(*v)) {
-			snprintf(compile_store[ne], PATH_MAX, "%s=%s", *v,
+			snprintf(cb->env_store[ne], PATH_MAX, "%s=%s", *v,
 				 getenv(*v));
-			compile_env[ne] = compile_store[ne];
+			cb->compile_env[ne] = cb->env_store[ne];
 			ne++;
 		}
-	compile_env[ne++] = "HOME=/tmp";
-	compile_env[ne++] = "TMPDIR=/tmp";
-	compile_env[ne++] = "LC_ALL=C";
-	compile_env[ne] = NULL;
+	cb->compile_env[ne++] = "HOME=/tmp";
+	cb->compile_env[ne++] = "TMPDIR=/tmp";
+	cb->compile_env[ne++] = "LC_ALL=C";
+	cb->compile_env[ne] = NULL;
+}
 
-	/* Phase 1: find cache hits; start compiles of the rest, `jobs` at once. */
-	struct child *kids = calloc(n, sizeof(*kids));
-	char (*tmp)[PATH_MAX + 16] = calloc(n, sizeof(*tmp));
-	char (*logp)[PATH_MAX * 2] = calloc(n, sizeof(*logp));
-	char (*objp)[PATH_MAX * 2] = calloc(n, sizeof(*objp));
-	const char *(*argvs)[24] = calloc(n, sizeof(*argvs));
-	char (*dflags)[80] = calloc(n, sizeof(*dflags));
-	if (!kids || !tmp || !logp || !objp || !argvs || !dflags) {
+/* Phase open: -1 with err when the harness or the runtime does not
+ * build (an instructor's problem, not a student's). */
+static int batch_open(struct compile_batch *cb)
+{
+	const struct build_env *env = cb->env;
+	char objdir[PATH_MAX];
+	if (build_harness_objects(env, cb->lab, objdir, sizeof(objdir),
+				  cb->err, cb->errlen) < 0)
+		return -1;
+	hash_init(&cb->base);
+	hash_harness(&cb->base, env, cb->lab);
+	/* facts.json is written by this grader's readers (ptx.c,
+	 * compiler_report.c): bump when they change what they report, so a
+	 * cached entry never carries an older reader's figures */
+	hash_str(&cb->base, "facts-v5");
+	hash_str(&cb->base, OBJCHECK_RULES);
+	lab_flags(env, cb->lab, &cb->fl);
+	runtime_objects(objdir, &cb->ro);
+	launcher_name(cb->lab, cb->launcher, sizeof(cb->launcher));
+	if (student_include(env, cb->inc_student, sizeof(cb->inc_student),
+			    cb->err, cb->errlen) < 0 ||
+	    harness_names_read(env, cb->lab, &cb->ro, cb->launcher, &cb->names,
+			       cb->err, cb->errlen) < 0)
+		return -1;
+	batch_box_view(cb);
+	cb->jobs = calloc(cb->n ? cb->n : 1, sizeof(*cb->jobs));
+	if (!cb->jobs) {
+		snprintf(cb->err, cb->errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < cb->n; i++)
+		cb->jobs[i].kid = (struct child)CHILD_INIT;
+	return 0;
+}
+
+/* A step whose file cannot be compiled as it is: a compile error of its
+ * own, no compiler run. */
+static void unreadable_step(struct step_build *b, int link)
+{
+	char why[PATH_MAX + 64];
+	snprintf(why, sizeof(why), link ? "%s is a symbolic link: hand in "
+		 "the file itself" : "cannot read %s: the step's file is "
+		 "missing or unreadable", b->source);
+	b->ok = 0;
+	b->diagnostics = json_pack("[{s:s, s:i, s:i, s:s, s:s}]", "file",
+				   b->source, "line", 0, "column", 0,
+				   "severity", "error", "message", why);
+	b->resources = json_array();
+	b->ptx = json_object();
+	strbuf_addf(&b->log, "%s\n", why);
+}
+
+/* nvcc's command line for step i (into its job). */
+static void compile_argv(struct compile_batch *cb, size_t i)
+{
+	struct compile_job *j = &cb->jobs[i];
+	const struct step_build *b = &cb->steps[i];
+	const char **a = j->argv;
+	int k = 0;
+	a[k++] = cb->env->nvcc;
+	a[k++] = cb->fl.arch;
+	a[k++] = CXX_STD;
+	a[k++] = "-O3";
+	a[k++] = "-lineinfo";
+	a[k++] = cb->inc_student;
+	a[k++] = cb->fl.inc_lab;
+	snprintf(j->dflag, sizeof(j->dflag), "-D%s", b->define);
+	if (b->define[0])
+		a[k++] = j->dflag;
+	a[k++] = "-Xptxas";
+	a[k++] = "-v";
+	a[k++] = "--keep";
+	a[k++] = "--keep-dir";
+	a[k++] = j->tmp;
+	a[k++] = "-c";
+	a[k++] = b->source;
+	a[k++] = "-o";
+	a[k++] = j->obj;
+	a[k] = NULL;
+}
+
+/* Wait for the oldest running compile to end. */
+static void batch_wait_one(struct compile_batch *cb, size_t below)
+{
+	while (cb->next_wait < below && cb->jobs[cb->next_wait].kid.pid < 0)
+		cb->next_wait++;
+	child_finish(&cb->jobs[cb->next_wait].kid);
+	compiled_one(cb->env, &cb->steps[cb->next_wait],
+		     &cb->jobs[cb->next_wait].kid, ++cb->finished, (int)cb->n);
+	cb->next_wait++;
+	cb->running--;
+}
+
+/* Start the compiler of step i (its folder made), in its box. */
+static void compile_start(struct compile_batch *cb, size_t i)
+{
+	const struct build_env *env = cb->env;
+	struct compile_job *j = &cb->jobs[i];
+	compile_argv(cb, i);
+	j->kid.argv = j->argv;
+	j->kid.dir = env->root;
+	j->kid.out_path = j->log;
+	j->kid.wall_limit_s = env->compile_limit_s;
+	j->kid.file_limit_bytes = 64L << 20;
+	if (env->sb)
+		j->kid.env = cb->compile_env;
+	/* keep at most `jobs` compilers running */
+	while (cb->running >= (size_t)(env->jobs > 0 ? env->jobs : 1))
+		batch_wait_one(cb, i);
+	/* the box's command line is built right before its start:
+	 * sandbox_argv's strings live until the next call */
+	if (env->sb) {
+		struct box box;
+		box_for_compile(&box);
+		box_ro(&box, cb->steps[i].source);
+		box_ro(&box, cb->common_dir);
+		for (int h = 0; h < cb->nheaders; h++)
+			box_ro(&box, cb->headers[h]);
+		box.rw = j->tmp;
+		if (env->sb->as_root &&
+		    chown(j->tmp, SANDBOX_UID, SANDBOX_UID) < 0)
+			strbuf_addf(&cb->steps[i].log, "cannot hand %s to the "
+				    "sandbox: %s\n", j->tmp, strerror(errno));
+		j->kid.argv = sandbox_argv(env->sb, &box, NULL, j->argv);
+	}
+	if (child_start(&j->kid) < 0)
+		strbuf_addf(&cb->steps[i].log, "%s\n", j->kid.error);
+	else
+		cb->running++;
+}
+
+/* Phase start, for step i: a cache hit, or its compile started. -1 with
+ * err when its temporary folder cannot be made. */
+static int batch_start(struct compile_batch *cb, size_t i)
+{
+	const struct build_env *env = cb->env;
+	struct step_build *b = &cb->steps[i];
+	struct compile_job *j = &cb->jobs[i];
+	struct content_hash h = cb->base;
+	hash_str(&h, b->step->file);
+	hash_str(&h, b->define);
+	struct stat lst;
+	/* in the box a link would show its target: not compiled */
+	int link = env->sb && lstat(b->source, &lst) == 0 &&
+		   S_ISLNK(lst.st_mode);
+	if (link || hash_file(&h, b->source) < 0) {
+		unreadable_step(b, link);
+		cb->finished++; /* counted, not announced: no compile ran */
+		return 0;
+	}
+	char key[17];
+	hash_hex(&h, key);
+	snprintf(b->dir, sizeof(b->dir), "%s/steps/%s/%s%s%s-%s",
+		 env->build_dir, cb->lab->name, b->step->id,
+		 b->define[0] ? "-D" : "", b->define, key);
+	snprintf(b->exe, sizeof(b->exe), "%s/step", b->dir);
+	if (load_facts(b) == 0) {
+		b->cached = 1;
+		cb->finished++; /* counted, not announced: no compile ran */
+		return 0;
+	}
+	step_build_release(b); /* what a broken cache entry left */
+	snprintf(j->tmp, sizeof(j->tmp), "%s.tmp%d", b->dir, (int)getpid());
+	remove_tree(j->tmp);
+	if (mkdirs(j->tmp) < 0) {
+		snprintf(cb->err, cb->errlen, "cannot create %s: %s", j->tmp,
+			 strerror(errno));
+		j->tmp[0] = '\0';
+		return -1;
+	}
+	snprintf(j->log, sizeof(j->log), "%s/compile.log", j->tmp);
+	snprintf(j->obj, sizeof(j->obj), "%s/student.o", j->tmp);
+	compile_start(cb, i);
+	return 0;
+}
+
+/* Phase wait: every compile still running ends. */
+static void batch_wait(struct compile_batch *cb)
+{
+	for (size_t i = 0; i < cb->n; i++) {
+		struct child *k = &cb->jobs[i].kid;
+		if (k->pid > 0 && !k->exited && !k->term_signal) {
+			child_finish(k);
+			compiled_one(cb->env, &cb->steps[i], k, ++cb->finished,
+				     (int)cb->n);
+		}
+	}
+}
+
+/* A diagnostic of the step's own file at no line. */
+static void add_diagnostic(struct step_build *b, const char *message)
+{
+	json_array_append_new(b->diagnostics,
+			      json_pack("{s:s, s:i, s:i, s:s, s:s}", "file",
+					b->source, "line", 0, "column", 0,
+					"severity", "error", "message",
+					message));
+}
+
+/* Link step i's object with the harness, after the launcher and object
+ * checks; returns whether it is a step program now. missing: why the
+ * launcher is not there (""). */
+static int link_step(struct compile_batch *cb, size_t i, char *missing,
+		     size_t len)
+{
+	const struct build_env *env = cb->env;
+	struct step_build *b = &cb->steps[i];
+	struct compile_job *j = &cb->jobs[i];
+	if (!(j->kid.exited && j->kid.exit_code == 0))
+		return 0;
+	if (launcher_problem(env, cb->lab, b, j->obj,
+			     b->step->launcher ? b->step->launcher
+					       : cb->launcher,
+			     missing, len))
+		return 0;
+	b->rejected = check_object(&cb->names, j->tmp, b->source, j->obj);
+	if (b->rejected)
+		return 0;
+	char exe_tmp[PATH_MAX * 2], link_log[PATH_MAX * 2];
+	snprintf(exe_tmp, sizeof(exe_tmp), "%s/step", j->tmp);
+	snprintf(link_log, sizeof(link_log), "%s/link.log", j->tmp);
+	const struct runtime_objects *ro = &cb->ro;
+	const char *argv[] = {
+		env->nvcc, cb->fl.arch, "-o", exe_tmp, j->obj, ro->lab, ro->rt,
+		ro->driver, ro->stats, ro->event, ro->gpulock, ro->gpustate,
+		"-Xlinker=--wrap=__cudaLaunchKernel",
+		"-Xlinker=--wrap=cudaLaunchKernel",
+		"-Xlinker=--wrap=cudaLaunchKernelExC",
+		"-Xlinker=--wrap=cudaLaunchCooperativeKernel", "-ljansson",
+		"-ldl", NULL};
+	return run_tool(env, argv, link_log, &b->log) == 0;
+}
+
+/* Drop nvcc's large intermediates from dir; keep ptx, cubin, logs. */
+static void drop_intermediates(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		const char *x = strrchr(e->d_name, '.');
+		if (x && (!strcmp(x, ".ii") || !strcmp(x, ".c") ||
+			  !strcmp(x, ".cpp") || !strcmp(x, ".gpu") ||
+			  !strcmp(x, ".fatbin") || !strcmp(x, ".module_id"))) {
+			char p[PATH_MAX * 2];
+			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+			unlink(p);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Cache successes and compile errors alike: both are facts of this
+ * content. Only a timed-out compile is retried. */
+static void publish(const struct step_build *b, const struct compile_job *j)
+{
+	if (j->kid.timed_out) {
+		remove_tree(j->tmp);
+		return;
+	}
+	json_t *facts = json_pack("{s:b, s:O, s:O, s:O}", "ok", b->ok,
+				  "diagnostics", b->diagnostics, "resources",
+				  b->resources, "ptx", b->ptx);
+	if (b->rejected)
+		json_object_set(facts, "rejected", b->rejected);
+	char fp[PATH_MAX * 2], lp[PATH_MAX * 2];
+	snprintf(fp, sizeof(fp), "%s/facts.json", j->tmp);
+	json_dump_file(facts, fp, JSON_INDENT(1));
+	json_decref(facts);
+	snprintf(lp, sizeof(lp), "%s/compile.log", j->tmp);
+	FILE *lf = fopen(lp, "w");
+	if (lf) {
+		fwrite(strbuf_str(&b->log), 1, b->log.len, lf);
+		fclose(lf);
+	}
+	if (rename(j->tmp, b->dir) < 0)
+		remove_tree(j->tmp);
+}
+
+/* Phase link, for step i: link what compiled, read the facts, publish. */
+static void batch_link(struct compile_batch *cb, size_t i)
+{
+	const struct build_env *env = cb->env;
+	struct step_build *b = &cb->steps[i];
+	struct compile_job *j = &cb->jobs[i];
+	if (b->cached || !j->tmp[0])
+		return;
+	if (env->sb && env->sb->as_root)
+		take_back(j->tmp);
+	cap_log(j->log);
+	strbuf_read_file(&b->log, j->log);
+	if (j->kid.timed_out)
+		strbuf_addf(&b->log, "error: the compiler timed out after "
+				     "%.0f s\n", env->compile_limit_s);
+	char missing[1024] = "";
+	int ok = link_step(cb, i, missing, sizeof(missing));
+	b->ok = ok;
+	b->diagnostics = compiler_diagnostics(strbuf_str(&b->log), cb->launcher);
+	if (missing[0]) {
+		add_diagnostic(b, missing);
+		strbuf_addf(&b->log, "error: %s\n", missing);
+	}
+	if (!ok && !b->rejected && compiler_count(b->diagnostics, "error") == 0)
+		add_diagnostic(b, "the compiler failed; see its output");
+	b->resources = compiler_resources(strbuf_str(&b->log));
+	struct ptx_facts pf;
+	char *ptx = ok ? read_ptx(j->tmp, b->source) : NULL;
+	ptx_read_facts(ptx, &pf);
+	b->ptx = ptx_facts_json(&pf);
+	/* per kernel: the verdict takes the facts of the kernels the timed
+	 * call launched (ptx_facts_launched) */
+	json_object_set_new(b->ptx, "kernels", ptx_kernel_facts(ptx));
+	free(ptx);
+	b->seconds = j->kid.seconds;
+	drop_intermediates(j->tmp);
+	publish(b, j);
+	j->tmp[0] = '\0'; /* published or removed */
+}
+
+/* Phase close, the one cleanup: on failure, every compiler still running
+ * is killed (its whole group) and reaped, and every unpublished folder
+ * removed; then what open made is freed. */
+static void batch_close(struct compile_batch *cb)
+{
+	for (size_t i = 0; cb->jobs && i < cb->n; i++) {
+		struct compile_job *j = &cb->jobs[i];
+		if (j->kid.pid > 0 && !j->kid.exited && !j->kid.term_signal) {
+			kill(-j->kid.pid, SIGKILL);
+			child_finish(&j->kid);
+		}
+		if (j->tmp[0])
+			remove_tree(j->tmp);
+		child_release(&j->kid);
+	}
+	harness_names_release(&cb->names);
+	free(cb->jobs);
+}
+
+int build_steps(const struct build_env *env, const struct lab_manifest *lab,
+		struct step_build *steps, size_t n, char *err, size_t errlen)
+{
+	struct compile_batch *cb = calloc(1, sizeof(*cb));
+	if (!cb) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		kids[i] = (struct child)CHILD_INIT;
-	size_t running = 0, next_wait = 0;
-	int finished = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct step_build *b = &steps[i];
-		struct content_hash h = base;
-		hash_str(&h, b->step->file);
-		hash_str(&h, b->define);
-		struct stat lst;
-		/* in the box a link would show its target: not compiled */
-		int link = env->sb && lstat(b->source, &lst) == 0 &&
-			   S_ISLNK(lst.st_mode);
-		if (link || hash_file(&h, b->source) < 0) {
-			char why[PATH_MAX + 64];
-			snprintf(why, sizeof(why), link ? "%s is a symbolic link: "
-				 "hand in the file itself" : "cannot read %s: the "
-				 "step's file is missing or unreadable", b->source);
-			b->ok = 0;
-			b->diagnostics = json_pack(
-				"[{s:s, s:i, s:i, s:s, s:s}]", "file",
-				b->source, "line", 0, "column", 0, "severity",
-				"error", "message", why);
-			b->resources = json_array();
-			b->ptx = json_object();
-			strbuf_addf(&b->log, "%s\n", why);
-			finished++; /* counted, not announced: no compile ran */
-			continue;
-		}
-		char key[17];
-		hash_hex(&h, key);
-		snprintf(b->dir, sizeof(b->dir), "%s/steps/%s/%s%s%s-%s",
-			 env->build_dir, lab->name, b->step->id,
-			 b->define[0] ? "-D" : "", b->define, key);
-		snprintf(b->exe, sizeof(b->exe), "%s/step", b->dir);
-		if (load_facts(b) == 0) {
-			b->cached = 1;
-			finished++; /* counted, not announced: no compile ran */
-			continue;
-		}
-		snprintf(tmp[i], sizeof(tmp[i]), "%s.tmp%d", b->dir,
-			 (int)getpid());
-		remove_tree(tmp[i]);
-		if (mkdirs(tmp[i]) < 0) {
-			snprintf(err, errlen, "cannot create %s: %s", tmp[i],
-				 strerror(errno));
-			return -1;
-		}
-		snprintf(logp[i], sizeof(logp[i]), "%s/compile.log", tmp[i]);
-		snprintf(objp[i], sizeof(objp[i]), "%s/student.o", tmp[i]);
-		const char **a = argvs[i];
-		int k = 0;
-		a[k++] = env->nvcc;
-		a[k++] = fl.arch;
-		a[k++] = CXX_STD;
-		a[k++] = "-O3";
-		a[k++] = "-lineinfo";
-		a[k++] = inc_student;
-		a[k++] = fl.inc_lab;
-		snprintf(dflags[i], sizeof(dflags[i]), "-D%s", b->define);
-		if (b->define[0])
-			a[k++] = dflags[i];
-		a[k++] = "-Xptxas";
-		a[k++] = "-v";
-		a[k++] = "--keep";
-		a[k++] = "--keep-dir";
-		a[k++] = tmp[i];
-		a[k++] = "-c";
-		a[k++] = b->source;
-		a[k++] = "-o";
-		a[k++] = objp[i];
-		a[k] = NULL;
-		kids[i].argv = a;
-		kids[i].dir = env->root;
-		kids[i].out_path = logp[i];
-		kids[i].wall_limit_s = env->compile_limit_s;
-		kids[i].file_limit_bytes = 64L << 20;
-		if (env->sb)
-			kids[i].env = compile_env;
-		/* keep at most `jobs` compilers running */
-		while (running >= (size_t)(env->jobs > 0 ? env->jobs : 1)) {
-			while (next_wait < i && kids[next_wait].pid < 0)
-				next_wait++;
-			child_finish(&kids[next_wait]);
-			compiled_one(env, &steps[next_wait], &kids[next_wait],
-				     ++finished, (int)n);
-			next_wait++;
-			running--;
-		}
-		/* the box's command line is built right before its start:
-		 * sandbox_argv's strings live until the next call */
-		struct box box;
-		if (env->sb) {
-			box_for_compile(&box);
-			box_ro(&box, b->source);
-			box_ro(&box, common_dir);
-			for (int h = 0; h < nheaders; h++)
-				box_ro(&box, headers[h]);
-			box.rw = tmp[i];
-			if (env->sb->as_root &&
-			    chown(tmp[i], SANDBOX_UID, SANDBOX_UID) < 0)
-				strbuf_addf(&steps[i].log, "cannot hand %s to "
-					    "the sandbox: %s\n", tmp[i],
-					    strerror(errno));
-			kids[i].argv = sandbox_argv(env->sb, &box, NULL, a);
-		}
-		if (child_start(&kids[i]) < 0)
-			strbuf_addf(&steps[i].log, "%s\n", kids[i].error);
-		else
-			running++;
+	*cb = (struct compile_batch){.env = env, .lab = lab, .steps = steps,
+				     .n = n, .err = err, .errlen = errlen};
+	int rc = batch_open(cb);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = batch_start(cb, i);
+	if (rc == 0) {
+		batch_wait(cb);
+		for (size_t i = 0; i < n; i++)
+			batch_link(cb, i);
 	}
-	for (size_t i = 0; i < n; i++)
-		if (kids[i].pid > 0 && !kids[i].exited && !kids[i].term_signal) {
-			child_finish(&kids[i]);
-			compiled_one(env, &steps[i], &kids[i], ++finished,
-				     (int)n);
-		}
-
-	/* Phase 2: link what compiled, read the facts, publish the entry. */
-	for (size_t i = 0; i < n; i++) {
-		struct step_build *b = &steps[i];
-		if (b->cached || !tmp[i][0])
-			continue;
-		if (env->sb && env->sb->as_root)
-			take_back(tmp[i]);
-		cap_log(logp[i]);
-		strbuf_read_file(&b->log, logp[i]);
-		int ok = kids[i].exited && kids[i].exit_code == 0;
-		if (kids[i].timed_out)
-			strbuf_addf(&b->log, "error: the compiler timed out "
-					     "after %.0f s\n",
-				    env->compile_limit_s);
-		char exe_tmp[PATH_MAX * 2], link_log[PATH_MAX * 2];
-		snprintf(exe_tmp, sizeof(exe_tmp), "%s/step", tmp[i]);
-		snprintf(link_log, sizeof(link_log), "%s/link.log", tmp[i]);
-		char missing[1024] = "";
-		if (ok && launcher_problem(env, lab, b, objp[i],
-					   b->step->launcher ? b->step->launcher
-							     : launcher,
-					   missing, sizeof(missing)))
-			ok = 0;
-		if (ok) {
-			b->rejected = check_object(&names, tmp[i], b->source,
-						   objp[i]);
-			ok = !b->rejected;
-		}
-		if (ok) {
-			const char *argv[] = {
-				env->nvcc, fl.arch, "-o", exe_tmp, objp[i],
-				ro.lab, ro.rt, ro.driver, ro.stats, ro.event,
-				ro.gpulock, ro.gpustate,
-				"-Xlinker=--wrap=__cudaLaunchKernel",
-				"-Xlinker=--wrap=cudaLaunchKernel",
-				"-Xlinker=--wrap=cudaLaunchKernelExC",
-				"-Xlinker=--wrap=cudaLaunchCooperativeKernel",
-				"-ljansson", "-ldl", NULL};
-			ok = run_tool(env, argv, link_log, &b->log) == 0;
-		}
-		b->ok = ok;
-		b->diagnostics =
-			compiler_diagnostics(strbuf_str(&b->log), launcher);
-		if (missing[0]) {
-			json_array_append_new(
-				b->diagnostics,
-				json_pack("{s:s, s:i, s:i, s:s, s:s}", "file",
-					  b->source, "line", 0, "column", 0,
-					  "severity", "error", "message",
-					  missing));
-			strbuf_addf(&b->log, "error: %s\n", missing);
-		}
-		if (!ok && !b->rejected &&
-		    compiler_count(b->diagnostics, "error") == 0)
-			json_array_append_new(
-				b->diagnostics,
-				json_pack("{s:s, s:i, s:i, s:s, s:s}", "file",
-					  b->source, "line", 0, "column", 0,
-					  "severity", "error", "message",
-					  "the compiler failed; see its output"));
-		b->resources = compiler_resources(strbuf_str(&b->log));
-		struct ptx_facts pf;
-		char *ptx = ok ? read_ptx(tmp[i], b->source) : NULL;
-		ptx_read_facts(ptx, &pf);
-		b->ptx = ptx_facts_json(&pf);
-		/* per kernel: the verdict takes the facts of the kernels the
-		 * timed call launched (ptx_facts_launched) */
-		json_object_set_new(b->ptx, "kernels", ptx_kernel_facts(ptx));
-		free(ptx);
-		b->seconds = kids[i].seconds;
-
-		/* Drop nvcc's large intermediates; keep ptx, cubin, logs. */
-		DIR *d = opendir(tmp[i]);
-		struct dirent *e;
-		while (d && (e = readdir(d))) {
-			const char *x = strrchr(e->d_name, '.');
-			if (x && (!strcmp(x, ".ii") || !strcmp(x, ".c") ||
-				  !strcmp(x, ".cpp") || !strcmp(x, ".gpu") ||
-				  !strcmp(x, ".fatbin") ||
-				  !strcmp(x, ".module_id"))) {
-				char p[PATH_MAX * 2];
-				snprintf(p, sizeof(p), "%s/%s", tmp[i],
-					 e->d_name);
-				unlink(p);
-			}
-		}
-		if (d)
-			closedir(d);
-
-		/* Cache successes and compile errors alike: both are facts of
-		 * this content. Only a timed-out compile is retried. */
-		if (!kids[i].timed_out) {
-			json_t *facts = json_pack(
-				"{s:b, s:O, s:O, s:O}", "ok", b->ok,
-				"diagnostics", b->diagnostics, "resources",
-				b->resources, "ptx", b->ptx);
-			if (b->rejected)
-				json_object_set(facts, "rejected", b->rejected);
-			char fp[PATH_MAX * 2], lp[PATH_MAX * 2];
-			snprintf(fp, sizeof(fp), "%s/facts.json", tmp[i]);
-			json_dump_file(facts, fp, JSON_INDENT(1));
-			json_decref(facts);
-			snprintf(lp, sizeof(lp), "%s/compile.log", tmp[i]);
-			FILE *lf = fopen(lp, "w");
-			if (lf) {
-				fwrite(strbuf_str(&b->log), 1, b->log.len, lf);
-				fclose(lf);
-			}
-			if (rename(tmp[i], b->dir) < 0)
-				remove_tree(tmp[i]);
-		} else {
-			remove_tree(tmp[i]);
-		}
-		child_release(&kids[i]);
-	}
-	harness_names_release(&names);
-	free(kids);
-	free(tmp);
-	free(logp);
-	free(objp);
-	free(argvs);
-	free(dflags);
-	return 0;
+	batch_close(cb);
+	free(cb);
+	return rc;
 }
 
 int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
@@ -1012,37 +1132,20 @@ int build_vendor(const struct build_env *env, const struct lab_manifest *lab,
 	char tmp_exe[PATH_MAX * 2], log[PATH_MAX * 2];
 	snprintf(tmp_exe, sizeof(tmp_exe), "%s.tmp%d", exe, (int)getpid());
 	snprintf(log, sizeof(log), "%s.log", exe);
-	char libflags[8][64];
-	const char *argv[32];
-	int k = 0;
-	argv[k++] = env->nvcc;
-	argv[k++] = fl.arch;
-	argv[k++] = CXX_STD;
-	argv[k++] = "-O3";
-	argv[k++] = fl.inc_common;
-	argv[k++] = fl.inc_lab;
-	argv[k++] = "-o";
-	argv[k++] = tmp_exe;
-	argv[k++] = src;
-	argv[k++] = ro.rt;
-	argv[k++] = ro.stats;
-	argv[k++] = ro.event;
-	argv[k++] = ro.gpulock;
-	argv[k++] = ro.gpustate;
-	argv[k++] = "-Xlinker=--wrap=__cudaLaunchKernel";
-	argv[k++] = "-Xlinker=--wrap=cudaLaunchKernel";
-	argv[k++] = "-Xlinker=--wrap=cudaLaunchKernelExC";
-	argv[k++] = "-Xlinker=--wrap=cudaLaunchCooperativeKernel";
-	argv[k++] = "-ljansson";
-	argv[k++] = "-ldl";
-	for (int i = 0; lab->vendor_libs && lab->vendor_libs[i] && i < 8; i++) {
-		snprintf(libflags[i], sizeof(libflags[i]), "-l%s",
-			 lab->vendor_libs[i]);
-		argv[k++] = libflags[i];
-	}
-	argv[k] = NULL;
+	struct strvec argv = STRVEC_INIT;
+	strvec_pushl(&argv, env->nvcc, fl.arch, CXX_STD, "-O3", fl.inc_common,
+		     fl.inc_lab, "-o", tmp_exe, src, ro.rt, ro.stats, ro.event,
+		     ro.gpulock, ro.gpustate,
+		     "-Xlinker=--wrap=__cudaLaunchKernel",
+		     "-Xlinker=--wrap=cudaLaunchKernel",
+		     "-Xlinker=--wrap=cudaLaunchKernelExC",
+		     "-Xlinker=--wrap=cudaLaunchCooperativeKernel", "-ljansson",
+		     "-ldl", NULL);
+	for (int i = 0; lab->vendor_libs && lab->vendor_libs[i]; i++)
+		strvec_pushf(&argv, "-l%s", lab->vendor_libs[i]);
 	struct strbuf out = STRBUF_INIT;
-	int rc = run_tool(env, argv, log, &out);
+	int rc = run_tool(env, strvec_argv(&argv), log, &out);
+	strvec_clear(&argv);
 	if (rc == 0 && rename(tmp_exe, exe) < 0)
 		rc = -1;
 	if (rc < 0)

@@ -1,7 +1,7 @@
 #include "explain.h"
 #include "sandbox.h"
-#include "demangle.h"
 #include "advice.h"
+#include "facts.h"
 #include "event.h"
 #include "manifest.h"
 #include "profiler.h"
@@ -14,11 +14,6 @@
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
-
-static void collect(void *arg, json_t *ev)
-{
-	json_array_append((json_t *)arg, ev);
-}
 
 /* The last event of kind for step (borrowed), or NULL. */
 static json_t *find(json_t *events, const char *kind, const char *step)
@@ -47,61 +42,28 @@ static const char *source_line(const struct strbuf *sb, long lineno,
 	return buf;
 }
 
-/* The largest figure over the step's kernels, as a fact. */
-static void fact_max(json_t *facts, const char *name, double v)
+static void compiler_facts(json_t *resources, json_t *facts)
 {
-	json_t *old = json_object_get(facts, name);
-	if (!old || json_number_value(old) < v)
-		json_object_set_new(facts, name, json_real(v));
+	facts_from_resources(json_object_get(resources, "kernels"), facts);
 }
 
-static void print_compiler(FILE *out, json_t *resources, json_t *facts)
+/* Every global memory instruction of the step's PTX, by source line: the
+ * "accesses" event (event.h). */
+static json_t *memory_event(const char *step, json_t *ptx, const char *source,
+			    json_t *facts)
 {
-	size_t i;
-	json_t *k;
-	json_array_foreach(json_object_get(resources, "kernels"), i, k) {
-		fact_max(facts, "registers",
-			 (double)json_integer_value(json_object_get(k, "registers")));
-		fact_max(facts, "spill_bytes",
-			 (double)(json_integer_value(json_object_get(k, "spill_store_bytes")) +
-				  json_integer_value(json_object_get(k, "spill_load_bytes"))));
-		fact_max(facts, "shared_bytes",
-			 (double)json_integer_value(json_object_get(k, "shared_bytes")));
-		fact_max(facts, "stack_bytes",
-			 (double)json_integer_value(json_object_get(k, "stack_bytes")));
-		char name[400];
-		fprintf(out, "  compiler  %s: %lld registers, %lld B spilled, "
-			     "%lld B shared memory, %lld B stack\n",
-			demangle(event_str(k, "name"), name, sizeof(name)),
-			json_integer_value(json_object_get(k, "registers")),
-			json_integer_value(json_object_get(k, "spill_store_bytes")) +
-				json_integer_value(json_object_get(k, "spill_load_bytes")),
-			json_integer_value(json_object_get(k, "shared_bytes")),
-			json_integer_value(json_object_get(k, "stack_bytes")));
-	}
-}
-
-/* Every global memory instruction of the step's PTX, by source line. */
-static void print_memory(FILE *out, json_t *ptx, const char *source,
-			 json_t *facts)
-{
-	json_object_set_new(facts, "load_bytes", json_real(event_num(ptx, "max_load_bytes")));
-	json_object_set_new(facts, "store_bytes", json_real(event_num(ptx, "max_store_bytes")));
-	json_object_set_new(facts, "nc_loads", json_real(event_num(ptx, "nc_loads")));
-	json_object_set_new(facts, "async_copies", json_real(event_num(ptx, "async_copies")));
-	json_object_set_new(facts, "rem_ops", json_real(event_num(ptx, "rem_ops")));
-	json_object_set_new(facts, "shuffles", json_real(event_num(ptx, "shuffles")));
+	facts_from_ptx(ptx, facts);
+	json_t *ev = json_pack("{s:s, s:s, s:s}", "event", "accesses", "step",
+			       step, "ptx_file", event_str(ptx, "ptx_file"));
 	struct strbuf text = STRBUF_INIT, src = STRBUF_INIT;
 	if (strbuf_read_file(&text, event_str(ptx, "ptx_file")) < 0) {
-		fprintf(out, "  memory    not shown: the PTX (%s) cannot be "
-			     "read\n", event_str(ptx, "ptx_file"));
+		json_object_set_new(ev, "shown", json_false());
 		strbuf_release(&text);
-		return;
+		return ev;
 	}
+	json_object_set_new(ev, "shown", json_true());
 	strbuf_read_file(&src, source);
 	json_t *ops = ptx_memory_ops(text.buf);
-	fprintf(out, "  memory    global accesses in the PTX (static: each "
-		     "instruction once, however often it runs)\n");
 	/* one row per (line, kind, width, path), in first-seen order: a
 	 * line's two loads, or an unrolled loop's copies, become a count */
 	json_t *groups = json_array();
@@ -121,6 +83,7 @@ static void print_memory(FILE *out, json_t *ptx, const char *source,
 	}
 	char src_path[4096];
 	snprintf(src_path, sizeof(src_path), "%s", source);
+	json_t *rows = json_array();
 	json_array_foreach(groups, i, g) {
 		o = json_object_get(g, "op");
 		long line = (long)json_integer_value(json_object_get(o, "line"));
@@ -146,44 +109,38 @@ static void print_memory(FILE *out, json_t *ptx, const char *source,
 				 base ? base + 1 : file, line);
 			source_line(&src, line, code, sizeof(code));
 		}
-		const char *kind = event_str(o, "kind");
-		fprintf(out, "    %-22s %3lldx %-5s %2lld B %-14s | %s\n", where,
-			json_integer_value(json_object_get(g, "count")), kind,
-			json_integer_value(json_object_get(o, "bytes")),
-			json_is_true(json_object_get(o, "nc")) ? "read-only path"
-			: !strcmp(kind, "async")	       ? "global->shared"
-							       : "",
-			code);
+		json_array_append_new(rows, json_pack(
+			"{s:s, s:I, s:s, s:I, s:b, s:s}", "where", where, "count",
+			json_integer_value(json_object_get(g, "count")),
+			"kind", event_str(o, "kind"), "bytes",
+			json_integer_value(json_object_get(o, "bytes")), "nc",
+			json_is_true(json_object_get(o, "nc")), "code", code));
 	}
+	json_object_set_new(ev, "ops", rows);
 	json_decref(groups);
-	fprintf(out, "            %lld load(s), widest %lld B, %lld read-only; "
-		     "%lld store(s), widest %lld B; %lld asynchronous copies\n",
-		(long long)event_num(ptx, "global_loads"),
-		(long long)event_num(ptx, "max_load_bytes"),
-		(long long)event_num(ptx, "nc_loads"),
-		(long long)event_num(ptx, "global_stores"),
-		(long long)event_num(ptx, "max_store_bytes"),
-		(long long)event_num(ptx, "async_copies"));
 	json_decref(ops);
 	strbuf_release(&text);
 	strbuf_release(&src);
+	return ev;
 }
 
 
 /* The step's kept machine code: what the memory instructions became
- * (sass.h). */
-static void print_sass(FILE *out, const char *cubin)
+ * (sass.h), as the "sass" event. */
+static json_t *sass_event(const char *step, const char *cubin)
 {
 	char why[256];
 	struct sass_counts c;
+	json_t *ev = json_pack("{s:s, s:s, s:b}", "event", "sass", "step",
+			       step, "shown", 0);
 	if (access(cubin, R_OK) != 0) {
-		fprintf(out, "  sass      not shown: no machine code at %s\n",
-			cubin);
-		return;
+		snprintf(why, sizeof(why), "no machine code at %s", cubin);
+		json_object_set_new(ev, "reason", json_string(why));
+		return ev;
 	}
 	if (sass_read(cubin, &c, why, sizeof(why)) < 0) {
-		fprintf(out, "  sass      not shown: %s\n", why);
-		return;
+		json_object_set_new(ev, "reason", json_string(why));
+		return ev;
 	}
 	struct strbuf sb = STRBUF_INIT;
 	static const char *const what[] = {"LDG", "STG", "LDGSTS"};
@@ -203,9 +160,14 @@ static void print_sass(FILE *out, const char *cubin)
 	if (c.local_loads || c.local_stores)
 		strbuf_addf(&sb, "; local memory (spills or a stack array): %d "
 			    "loads, %d stores", c.local_loads, c.local_stores);
-	fprintf(out, "  sass      machine code (cuobjdump), all paths: %s\n",
-		sb.len ? strbuf_str(&sb) : "no global memory instructions");
+	json_object_set_new(ev, "shown", json_true());
+	json_object_set_new(ev, "summary",
+			    json_string(sb.len ? strbuf_str(&sb)
+					       : "no global memory instructions"));
+	json_object_set_new(ev, "local_loads", json_integer(c.local_loads));
+	json_object_set_new(ev, "local_stores", json_integer(c.local_stores));
 	strbuf_release(&sb);
+	return ev;
 }
 
 /* --- counters --------------------------------------------------------- */
@@ -213,153 +175,20 @@ static void print_sass(FILE *out, const char *cubin)
 #define HAVE(m) (pr->have[m])
 #define V(m) (pr->value[m])
 
-static const char *not_measured = "not measured (ncu reported no value)";
-
-/* What caps the blocks per SM (advice.h's occupancy_limiter). */
-static const char *occupancy_limiter(const struct profile_result *pr)
-{
-	if (HAVE(PM_WAVES) && V(PM_WAVES) < 1)
-		return "grid"; /* fewer blocks than the GPU holds at once */
-	if (!HAVE(PM_OCC_THEORETICAL) || V(PM_OCC_THEORETICAL) >= 99.9)
-		return "none";
-	static const struct {
-		enum pm_metric m;
-		const char *name;
-	} limits[] = {{PM_LIMIT_REGISTERS, "registers"},
-		      {PM_LIMIT_SHARED, "shared_memory"},
-		      {PM_LIMIT_WARPS, "block_size"},
-		      {PM_LIMIT_BLOCKS, "blocks_per_sm"}};
-	const char *name = "none";
-	double least = INFINITY;
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
-		if (HAVE(limits[i].m) && V(limits[i].m) < least)
-			least = V(limits[i].m), name = limits[i].name;
-	return name;
-}
-
-/* Floating-point operations, FMA counted as two (as ncu's roofline does). */
-static double flops(const struct profile_result *pr, int fp64)
-{
-	if (fp64)
-		return 2 * V(PM_DFMA) + V(PM_DADD) + V(PM_DMUL);
-	return 2 * (V(PM_FFMA) + V(PM_HFMA)) + V(PM_FADD) + V(PM_FMUL) +
-	       V(PM_HADD) + V(PM_HMUL);
-}
-
-/* Print what ncu measured for one step and add it to facts; returns 1 and
- * fills pt when the step has a place on the roofline. */
-static int print_counters(FILE *out, const struct profile_result *pr,
-			  double copy_gbps, json_t *facts,
-			  struct roofline_point *pt)
+/* The facts of what ncu measured for one step, into facts, and the
+ * figures the "profile" event carries beside the counters (work, fp64);
+ * returns 1 and fills pt when the step has a place on the roofline (2:
+ * against the FP64 ceiling). */
+static int counter_facts(const struct profile_result *pr, double copy_gbps,
+			 json_t *facts, json_t *ev, struct roofline_point *pt)
 {
 	double n = pr->elements;
-	fprintf(out, "  counters  Nsight Compute on the timed-size case (n = "
-		     "%.0f), %d kernel launch(es)%s%s, SM clock %.2f GHz as "
-		     "found\n",
-		n, pr->kernels, pr->kernels > 1 ? ", longest " : "",
-		pr->kernels > 1 ? pr->longest : "", V(PM_SM_HZ) / 1e9);
 	double dram = V(PM_DRAM_READ) + V(PM_DRAM_WRITE);
 	double secs = V(PM_DURATION);
-	if (HAVE(PM_DRAM_PCT)) {
-		json_object_set_new(facts, "dram_pct", json_real(V(PM_DRAM_PCT)));
-		fprintf(out, "    DRAM          %.1f %% of its peak throughput",
-			V(PM_DRAM_PCT));
-		if (HAVE(PM_DRAM_READ) && HAVE(PM_DRAM_WRITE) && n > 0) {
-			json_object_set_new(facts, "dram_bytes_per_element",
-					    json_real(dram / n));
-			fprintf(out, "; %.1f MB moved = %.2f B per element",
-				dram / 1e6, dram / n);
-		}
-		if (HAVE(PM_DURATION) && secs > 0 && copy_gbps > 0) {
-			double pct = 100 * dram / secs / 1e9 / copy_gbps;
-			json_object_set_new(facts, "dram_pct_of_copy", json_real(pct));
-			fprintf(out, "; %.0f GB/s in %.1f us = %.0f %% of the "
-				     "measured copy bandwidth%s",
-				dram / secs / 1e9, secs * 1e6, pct,
-				pct >= 85 ? ": at the memory roof, only moving "
-					    "fewer bytes makes it much faster"
-					  : "");
-		}
-		fputc('\n', out);
-	} else {
-		fprintf(out, "    DRAM          %s\n", not_measured);
-	}
-
-	const char *limiter = occupancy_limiter(pr);
-	if (HAVE(PM_OCC_ACHIEVED)) {
-		json_object_set_new(facts, "occupancy_pct", json_real(V(PM_OCC_ACHIEVED)));
-		json_object_set_new(facts, "occupancy_limiter", json_string(limiter));
-		if (HAVE(PM_OCC_THEORETICAL))
-			json_object_set_new(facts, "theoretical_occupancy_pct",
-					    json_real(V(PM_OCC_THEORETICAL)));
-		if (HAVE(PM_WAVES))
-			json_object_set_new(facts, "waves", json_real(V(PM_WAVES)));
-		fprintf(out, "    occupancy     %.1f %% achieved, %.0f %% allowed "
-			     "by the launch; limited by: %s (blocks/SM allowed "
-			     "by registers %.0f, shared memory %.0f, block "
-			     "size %.0f, block slots %.0f); %.0f registers/"
-			     "thread, %.0f-thread blocks, %.2f waves\n",
-			V(PM_OCC_ACHIEVED), V(PM_OCC_THEORETICAL), limiter,
-			V(PM_LIMIT_REGISTERS), V(PM_LIMIT_SHARED),
-			V(PM_LIMIT_WARPS), V(PM_LIMIT_BLOCKS), V(PM_REGISTERS),
-			V(PM_BLOCK_SIZE), V(PM_WAVES));
-	} else {
-		fprintf(out, "    occupancy     %s\n", not_measured);
-	}
-
-	static const struct {
-		const char *label, *fact;
-		enum pm_metric sectors, requests;
-	} traffic[] = {{"global loads ", "load_sectors_per_request",
-			PM_LD_SECTORS, PM_LD_REQUESTS},
-		       {"global stores", "store_sectors_per_request",
-			PM_ST_SECTORS, PM_ST_REQUESTS}};
-	for (size_t i = 0; i < 2; i++) {
-		enum pm_metric s = traffic[i].sectors, r = traffic[i].requests;
-		if (!HAVE(s) || !HAVE(r)) {
-			fprintf(out, "    %s %s\n", traffic[i].label, not_measured);
-		} else if (V(r) == 0) {
-			fprintf(out, "    %s none\n", traffic[i].label);
-		} else {
-			double per = V(s) / V(r);
-			json_object_set_new(facts, traffic[i].fact, json_real(per));
-			fprintf(out, "    %s %.2f sectors of 32 B per warp request "
-				     "(%.0f requests)\n",
-				traffic[i].label, per, V(r));
-		}
-	}
-
-	if (HAVE(PM_WARP_INST) && n > 0) {
-		double per = V(PM_WARP_INST) * 32 / n;
-		json_object_set_new(facts, "inst_per_element", json_real(per));
-		fprintf(out, "    instructions  %.2f per element (%.0f warp "
-			     "instructions x 32 / n)\n", per, V(PM_WARP_INST));
-	} else {
-		fprintf(out, "    instructions  %s\n",
-			n > 0 ? not_measured : "not measured (the harness "
-					       "reported no element count)");
-	}
-	if (HAVE(PM_CONFLICTS_LD) && HAVE(PM_CONFLICTS_ST) && n > 0) {
-		double c = V(PM_CONFLICTS_LD) + V(PM_CONFLICTS_ST);
-		json_object_set_new(facts, "bank_conflicts_per_element",
-				    json_real(c / n));
-		fprintf(out, "    shared memory %.0f bank conflicts (loads %.0f, "
-			     "stores %.0f) = %.3f per element\n",
-			c, V(PM_CONFLICTS_LD), V(PM_CONFLICTS_ST), c / n);
-	} else {
-		fprintf(out, "    shared memory %s\n", not_measured);
-	}
-	if (HAVE(PM_L1_HIT) && HAVE(PM_L2_HIT)) {
-		json_object_set_new(facts, "l1_hit_pct", json_real(V(PM_L1_HIT)));
-		json_object_set_new(facts, "l2_hit_pct", json_real(V(PM_L2_HIT)));
-		fprintf(out, "    caches        L1 hit %.1f %%, L2 hit %.1f %% "
-			     "of sectors\n", V(PM_L1_HIT), V(PM_L2_HIT));
-	} else {
-		fprintf(out, "    caches        %s\n", not_measured);
-	}
+	profile_facts(pr, n, copy_gbps, facts);
 
 	/* stall reasons as shares of the stalled warp-cycles ("selected" is
-	 * the cycle a warp issues: not a stall) */
+	 * the cycle a warp issues: not a stall), for the event */
 	double total = 0;
 	int order[PM_NSTALLS], nstall = 0;
 	for (int i = 0; i < PM_NSTALLS; i++)
@@ -372,143 +201,237 @@ static int print_counters(FILE *out, const struct profile_result *pr,
 					int t = order[a];
 					order[a] = order[b], order[b] = t;
 				}
-		fprintf(out, "    stalls        ");
-		for (int a = 0; a < nstall; a++) {
-			const char *r = pm_stall_reason(order[a]);
-			double pct = 100 * V(PM_STALL_FIRST + order[a]) / total;
-			char name[64];
-			snprintf(name, sizeof(name), "stall_%s_pct", r);
-			json_object_set_new(facts, name, json_real(pct));
-			if (a < 3)
-				fprintf(out, "%s%s %.0f %%", a ? ", " : "", r, pct);
-		}
-		json_object_set_new(facts, "top_stall",
-				    json_string(pm_stall_reason(order[0])));
-		fprintf(out, " of stalled warp-cycles\n");
-	} else {
-		fprintf(out, "    stalls        %s\n", not_measured);
+		json_t *stalls = json_array();
+		for (int a = 0; a < nstall; a++)
+			json_array_append_new(stalls, json_pack("{s:s, s:f}",
+				"reason", pm_stall_reason(order[a]),
+				"pct", 100 * V(PM_STALL_FIRST + order[a]) / total));
+		json_object_set_new(ev, "stalls", stalls);
 	}
 
-	double f32 = flops(pr, 0), f64 = flops(pr, 1);
+	double f32 = profile_flops(pr, 0), f64 = profile_flops(pr, 1);
 	int fp64 = f64 > f32;
 	double work = fp64 ? f64 : f32;
-	if (!HAVE(PM_FFMA) || !HAVE(PM_DFMA)) {
-		fprintf(out, "    work          %s\n", not_measured);
+	if (!HAVE(PM_FFMA) || !HAVE(PM_DFMA))
 		return 0;
-	}
-	if (work <= 0) {
-		fprintf(out, "    work          no floating-point operations: a "
-			     "data mover, whose ceiling is the copy bandwidth\n");
-		return 0;
-	}
-	fprintf(out, "    work          %.3g %s FLOP (FMA = 2)", work,
-		fp64 ? "FP64" : "FP32/16");
-	if (dram > 0) {
-		json_object_set_new(facts, "flops_per_byte", json_real(work / dram));
-		fprintf(out, " = %.3g FLOP per DRAM byte", work / dram);
-	}
-	fputc('\n', out);
-	if (dram <= 0 || secs <= 0)
+	json_object_set_new(ev, "flops", json_real(work));
+	json_object_set_new(ev, "fp64", json_boolean(fp64));
+	if (work <= 0 || dram <= 0 || secs <= 0)
 		return 0;
 	pt->flops_per_byte = work / dram;
 	pt->flops_per_s = work / secs;
 	return 1 + fp64; /* 2: against the FP64 ceiling */
 }
 
-/* text after a label, wrapped at 78 columns under the label's width */
-static void print_wrapped(FILE *out, const char *label, const char *text)
+/* The "profile" event of explain: what ncu measured (counters by their ncu
+ * names, base units), or why not. */
+static json_t *profile_event(const char *step, const struct profile_result *pr)
 {
-	const int indent = 12, width = 78;
-	int col = fprintf(out, "  %-*s", indent - 2, label);
-	const char *p = text;
-	while (*p) {
-		size_t len = strcspn(p, " ");
-		if (col > indent && col + 1 + (int)len > width) {
-			fprintf(out, "\n%*s", indent, "");
-			col = indent;
-		} else if (col > indent) {
-			fputc(' ', out);
-			col++;
-		}
-		col += fprintf(out, "%.*s", (int)len, p);
-		p += len;
-		while (*p == ' ')
-			p++;
+	json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:b}", "event", "profile",
+			       "step", step, "tool", "ncu", "set", "explain",
+			       "measured", pr->measured);
+	if (!pr->measured) {
+		json_object_set_new(ev, "reason", json_string(pr->reason));
+		return ev;
 	}
-	fputc('\n', out);
+	json_object_set_new(ev, "elements", json_real(pr->elements));
+	json_object_set_new(ev, "kernels", json_integer(pr->kernels));
+	json_object_set_new(ev, "longest", json_string(pr->longest));
+	json_t *counters = json_object();
+	for (int m = 0; m < PM_COUNT; m++)
+		if (pr->have[m])
+			json_object_set_new(counters, pm_info(m)->ncu_name,
+					    json_real(pr->value[m]));
+	json_object_set_new(ev, "counters", counters);
+	return ev;
 }
 
-/* The lab's advice rules that hold on facts, after them; see advice.h. */
-static void print_hints(FILE *out, const struct lab_manifest *lab,
-			json_t *facts)
+/* The lab's advice rules that hold on facts: the "advice" event; see
+ * advice.h. */
+static json_t *advice_event(const char *step, const struct lab_manifest *lab,
+			    json_t *facts)
 {
-	int shown = 0, unchecked = 0;
-	char needs[512] = "";
+	int unchecked = 0;
+	json_t *hints = json_array(), *needs = json_array();
 	for (size_t i = 0; i < lab->nadvice; i++) {
 		const struct advice_spec *a = &lab->advice[i];
 		char missing[64];
 		enum advice_match m = advice_eval(a->when, facts, missing,
 						  sizeof(missing));
 		if (m == ADVICE_UNKNOWN) {
-			if (!strstr(needs, missing) &&
-			    strlen(needs) + strlen(missing) + 3 < sizeof(needs))
-				snprintf(needs + strlen(needs),
-					 sizeof(needs) - strlen(needs), "%s%s",
-					 *needs ? ", " : "", missing);
+			int seen = 0;
+			size_t j;
+			json_t *x;
+			json_array_foreach(needs, j, x)
+				seen |= !strcmp(json_string_value(x), missing);
+			if (!seen)
+				json_array_append_new(needs, json_string(missing));
 			unchecked++;
 			continue;
 		}
 		if (m != ADVICE_TRUE)
 			continue;
 		const struct step_spec *see = a->see ? manifest_step(lab, a->see) : NULL;
-		struct strbuf text = STRBUF_INIT;
-		strbuf_addf(&text, "%s", a->hint);
+		json_t *h = json_pack("{s:s, s:s}", "hint", a->hint, "because",
+				      a->when);
 		/* a given kernel with the step's problem (coalescing v3's
 		 * starter) is sent to the step itself: that is its fix; a
 		 * stub never gets here (explain_lab says "not implemented") */
-		if (see)
-			strbuf_addf(&text, " -> step %s, \"%s\", in labs/%s/README.md.",
-				    see->id, see->title, lab->name);
-		strbuf_addf(&text, " [because %s]", a->when);
-		print_wrapped(out, "hint", strbuf_str(&text));
-		strbuf_release(&text);
-		shown++;
+		if (see) {
+			json_object_set_new(h, "see", json_string(see->id));
+			json_object_set_new(h, "see_title", json_string(see->title));
+		}
+		json_array_append_new(hints, h);
 	}
-	if (!shown && !unchecked && lab->nadvice)
-		fprintf(out, "  hint      none of the lab's %zu hints applies\n",
-			lab->nadvice);
-	if (unchecked) {
-		char line[768];
-		snprintf(line, sizeof(line), "%d more not checked: they need %s, "
-			 "which were not measured", unchecked, needs);
-		print_wrapped(out, "hint", line);
-	}
+	return json_pack("{s:s, s:s, s:s, s:o, s:i, s:o, s:i}", "event",
+			 "advice", "step", step, "lab", lab->name, "hints",
+			 hints, "unchecked", unchecked, "needs", needs,
+			 "rules", (int)lab->nadvice);
 }
 
-static void print_roofline(FILE *out, const struct explain_opts *e,
-			   struct roofline *rl)
+/* The "roofline" event: the chart's data, and the SVG written (--plot). */
+static json_t *roofline_event(const struct explain_opts *e,
+			      const struct roofline *rl, int gpu)
 {
-	fprintf(out, "\nroofline (Nsight Compute work and DRAM bytes, kernel "
-		     "duration under the profiler)\n");
-	roofline_text(rl, out, 64, 16);
-	if (e->plot) {
-		char err[512];
-		if (roofline_svg(rl, e->plot, err, sizeof(err)) < 0)
-			fprintf(out, "  plot not written: %s\n", err);
-		else
-			fprintf(out, "  plot written to %s\n", e->plot);
+	json_t *ev = json_pack("{s:s}", "event", "roofline");
+	if (rl->npoints > 0 && rl->npeaks > 0) {
+		json_t *peaks = json_array(), *points = json_array();
+		for (int i = 0; i < rl->npeaks; i++)
+			json_array_append_new(peaks, json_pack(
+				"{s:s, s:f}", "label", rl->peak_label[i],
+				"flops_per_s", rl->peak[i]));
+		for (int i = 0; i < rl->npoints; i++)
+			json_array_append_new(points, json_pack(
+				"{s:s, s:f, s:f, s:i}", "label", rl->point[i].label,
+				"flops_per_byte", rl->point[i].flops_per_byte,
+				"flops_per_s", rl->point[i].flops_per_s, "peak",
+				rl->point[i].peak));
+		json_object_set_new(ev, "title", json_string(rl->title));
+		json_object_set_new(ev, "bandwidth", json_real(rl->bandwidth));
+		json_object_set_new(ev, "bandwidth_label",
+				    json_string(rl->bandwidth_label));
+		json_object_set_new(ev, "peaks", peaks);
+		json_object_set_new(ev, "points", points);
+		if (e->plot) {
+			char err[512];
+			json_object_set_new(ev, "plot", json_string(e->plot));
+			if (roofline_svg(rl, e->plot, err, sizeof(err)) < 0)
+				json_object_set_new(ev, "plot_error",
+						    json_string(err));
+		}
+		return ev;
 	}
+	if (!e->plot) {
+		json_decref(ev);
+		return NULL;
+	}
+	json_object_set_new(ev, "reason", json_string(
+		!gpu || e->no_counters
+			? "the counters were not measured"
+			: "no step did floating-point work that reached DRAM"));
+	return ev;
+}
+
+/*
+ * The run's events pass through to the caller's sink as grade_lab sends
+ * them, and are kept (explain reads the build's facts from them), except
+ * run_end, which waits for the explanations: they are a phase of the same
+ * run. run_begin says mode "explain".
+ */
+struct passthrough {
+	event_sink sink;
+	void *arg;
+	json_t *events;
+	json_t *run_end;
+};
+
+static void pass_on(void *arg, json_t *ev)
+{
+	struct passthrough *p = arg;
+	const char *kind = event_kind(ev);
+	json_array_append(p->events, ev);
+	if (!strcmp(kind, "run_end")) {
+		json_decref(p->run_end);
+		p->run_end = json_incref(ev);
+		return;
+	}
+	if (!strcmp(kind, "run_begin")) {
+		json_t *copy = json_copy(ev);
+		json_object_set_new(copy, "mode", json_string("explain"));
+		p->sink(p->arg, copy);
+		json_decref(copy);
+		return;
+	}
+	p->sink(p->arg, ev);
+}
+
+static void send(struct passthrough *p, json_t *ev)
+{
+	if (!ev)
+		return;
+	json_array_append(p->events, ev);
+	p->sink(p->arg, ev);
+	json_decref(ev);
+}
+
+/* How step `id` of the run stands before it is explained: the "explain"
+ * event, status "explained" when it is. */
+static json_t *step_status(json_t *events, json_t *step, const char *source,
+			   const char *lab)
+{
+	const char *id = event_str(step, "id");
+	json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "event",
+			       "explain", "step", id, "lab", lab, "title",
+			       event_str(step, "title"), "file",
+			       event_str(step, "file"), "source", source);
+	json_t *lint = find(events, "lint", id);
+	json_t *compile = find(events, "compile", id);
+	const char *status = "explained";
+	if (lint) {
+		json_t *p = json_array_get(json_object_get(lint, "problems"), 0);
+		status = "rejected";
+		json_object_set_new(ev, "line", json_integer(json_integer_value(
+						       json_object_get(p, "line"))));
+		json_object_set_new(ev, "message",
+				    json_string(event_str(p, "message")));
+	} else if (compile && !strcmp(event_str(compile, "status"), "skipped")) {
+		/* the target cannot take the step: nothing to explain */
+		status = "not_built";
+		json_object_set_new(ev, "message",
+				    json_string(event_str(compile, "reason")));
+	} else if (compile && !strcmp(event_str(compile, "status"), "failed")) {
+		json_t *d = json_array_get(json_object_get(compile, "diagnostics"), 0);
+		status = "compile_error";
+		json_object_set_new(ev, "error_file",
+				    json_string(event_str(d, "file")));
+		json_object_set_new(ev, "line", json_integer(json_integer_value(
+						       json_object_get(d, "line"))));
+		json_object_set_new(ev, "message",
+				    json_string(event_str(d, "message")));
+	} else {
+		int todo = step_todo_line(source);
+		if (todo) {
+			/* a stub's build says nothing about the step, and its
+			 * hints would point at the step itself */
+			status = "not_implemented";
+			json_object_set_new(ev, "line", json_integer(todo));
+		}
+	}
+	json_object_set_new(ev, "status", json_string(status));
+	return ev;
 }
 
 int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
-		FILE *out, char *err, size_t errlen)
+		event_sink sink, void *arg, char *err, size_t errlen)
 {
 	struct grade_opts b = *o;
 	b.build_only = 1;
-	json_t *events = json_array();
-	int rc = grade_lab(&b, collect, events, err, errlen);
+	struct passthrough pt_sink = {sink, arg, json_array(), NULL};
+	json_t *events = pt_sink.events;
+	int rc = grade_lab(&b, pass_on, &pt_sink, err, errlen);
 	if (rc < 0) {
 		json_decref(events);
+		json_decref(pt_sink.run_end);
 		return rc;
 	}
 	char lab_dir[4096];
@@ -516,6 +439,7 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 	struct lab_manifest lab;
 	if (manifest_load(lab_dir, &lab, err, errlen) < 0) {
 		json_decref(events);
+		json_decref(pt_sink.run_end);
 		return -1;
 	}
 	json_t *begin = find(events, "run_begin", NULL);
@@ -555,102 +479,70 @@ int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 		char source[4096];
 		snprintf(source, sizeof(source), "%s/%s", src_dir,
 			 event_str(step, "file"));
-		fprintf(out, "\n%s %s — %s  (%s)\n", event_str(begin, "lab"), id,
-			event_str(step, "title"), source);
-		json_t *lint = find(events, "lint", id);
+		json_t *status = step_status(events, step, source, lab.name);
+		const char *st = event_str(status, "status");
+		int explained = !strcmp(st, "explained");
+		failed |= !strcmp(st, "rejected") || !strcmp(st, "compile_error");
+		json_incref(status);
+		send(&pt_sink, status);
+		json_decref(status);
+		if (!explained)
+			continue;
 		json_t *compile = find(events, "compile", id);
-		if (lint) {
-			json_t *p = json_array_get(json_object_get(lint, "problems"), 0);
-			fprintf(out, "  rejected  line %lld: %s\n",
-				json_integer_value(json_object_get(p, "line")),
-				event_str(p, "message"));
-			failed = 1;
-			continue;
-		}
-		if (compile && !strcmp(event_str(compile, "status"), "skipped")) {
-			/* the target cannot take the step: nothing to explain */
-			fprintf(out, "  not built: %s\n",
-				event_str(compile, "reason"));
-			continue;
-		}
-		if (compile && !strcmp(event_str(compile, "status"), "failed")) {
-			json_t *d = json_array_get(
-				json_object_get(compile, "diagnostics"), 0);
-			fprintf(out, "  does not compile: %s:%lld: %s\n",
-				event_str(d, "file"),
-				json_integer_value(json_object_get(d, "line")),
-				event_str(d, "message"));
-			failed = 1;
-			continue;
-		}
-		int todo = step_todo_line(source);
-		if (todo) {
-			/* a stub's build says nothing about the step, and its
-			 * hints would point at the step itself */
-			fprintf(out, "  not implemented: %s:%d still calls "
-				     "CUDALAB_TODO(); write the step (its section "
-				     "in labs/%s/README.md says what it must do), "
-				     "then explain it\n",
-				event_str(step, "file"), todo, lab.name);
-			continue;
-		}
 		json_t *facts = json_object();
 		json_t *res = find(events, "resources", id);
 		json_t *ptx = find(events, "ptx", id);
 		if (res)
-			print_compiler(out, res, facts);
+			compiler_facts(res, facts);
 		if (ptx) {
-			print_memory(out, ptx, source, facts);
-			print_sass(out, event_str(ptx, "cubin_file"));
+			send(&pt_sink, memory_event(id, ptx, source, facts));
+			send(&pt_sink, sass_event(id, event_str(ptx, "cubin_file")));
 		}
+		struct profile_result pr = {.measured = 0};
 		if (e->no_counters) {
-			fprintf(out, "  counters  not measured: --no-counters\n");
+			snprintf(pr.reason, sizeof(pr.reason), "--no-counters");
 		} else if (!gpu) {
-			fprintf(out, "  counters  not measured: no CUDA device "
-				     "(%s)\n", event_str(device, "reason"));
+			snprintf(pr.reason, sizeof(pr.reason),
+				 "no CUDA device (%s)", event_str(device, "reason"));
 		} else {
-			struct profile_result pr;
 			profile_step(sb, box_parent, event_str(compile, "exe"),
 				     o->time_limit_s > 0 ? o->time_limit_s : 120,
 				     PROFILE_EXPLAIN,
 				     json_string_value(json_object_get(device,
 								       "uuid")),
 				     &pr);
-			struct roofline_point pt = {.flops_per_byte = 0};
-			int placed = 0;
-			if (!pr.measured)
-				fprintf(out, "  counters  not measured: %s\n", pr.reason);
-			else
-				placed = print_counters(out, &pr, copy_gbps,
-							facts, &pt);
-			if (placed && rl.bandwidth > 0 &&
-			    rl.npoints < ROOFLINE_MAX_POINTS) {
-				snprintf(pt.label, sizeof(pt.label), "%s", id);
-				pt.peak = placed - 1;
-				rl.point[rl.npoints++] = pt;
-				if (!rl.npeaks && pr.have[PM_PEAK_FFMA] &&
-				    pr.have[PM_PEAK_DFMA] && pr.have[PM_SM_HZ]) {
-					double hz = pr.value[PM_SM_HZ];
-					rl.peak[0] = 2 * pr.value[PM_PEAK_FFMA] * hz;
-					rl.peak[1] = 2 * pr.value[PM_PEAK_DFMA] * hz;
-					snprintf(rl.peak_label[0], sizeof(rl.peak_label[0]),
-						 "FP32 FMA peak");
-					snprintf(rl.peak_label[1], sizeof(rl.peak_label[1]),
-						 "FP64 FMA peak");
-					rl.npeaks = 2;
-				}
+		}
+		json_t *prof = profile_event(id, &pr);
+		struct roofline_point pt = {.flops_per_byte = 0};
+		int placed = 0;
+		if (pr.measured)
+			placed = counter_facts(&pr, copy_gbps, facts, prof, &pt);
+		json_object_set(prof, "facts", facts);
+		send(&pt_sink, prof);
+		if (placed && rl.bandwidth > 0 &&
+		    rl.npoints < ROOFLINE_MAX_POINTS) {
+			snprintf(pt.label, sizeof(pt.label), "%s", id);
+			pt.peak = placed - 1;
+			rl.point[rl.npoints++] = pt;
+			if (!rl.npeaks && pr.have[PM_PEAK_FFMA] &&
+			    pr.have[PM_PEAK_DFMA] && pr.have[PM_SM_HZ]) {
+				double hz = pr.value[PM_SM_HZ];
+				rl.peak[0] = 2 * pr.value[PM_PEAK_FFMA] * hz;
+				rl.peak[1] = 2 * pr.value[PM_PEAK_DFMA] * hz;
+				snprintf(rl.peak_label[0], sizeof(rl.peak_label[0]),
+					 "FP32 FMA peak");
+				snprintf(rl.peak_label[1], sizeof(rl.peak_label[1]),
+					 "FP64 FMA peak");
+				rl.npeaks = 2;
 			}
 		}
-		print_hints(out, &lab, facts);
+		send(&pt_sink, advice_event(id, &lab, facts));
 		json_decref(facts);
 	}
-	if (rl.npoints > 0 && rl.npeaks > 0)
-		print_roofline(out, e, &rl);
-	else if (e->plot)
-		fprintf(out, "\nroofline: no plot: %s\n",
-			!gpu || e->no_counters
-				? "the counters were not measured"
-				: "no step did floating-point work that reached DRAM");
+	send(&pt_sink, roofline_event(e, &rl, gpu));
+	if (pt_sink.run_end)
+		sink(arg, pt_sink.run_end);
+	json_decref(pt_sink.run_end);
 	free(sb);
 	manifest_free(&lab);
 	json_decref(events);

@@ -28,17 +28,29 @@
  *              clock ncu saw, drawn in the terminal and, with --plot FILE,
  *              as an SVG
  *
- * It builds the selected steps as `test --build-only` does (lint, cache);
- * only the counters need a GPU. explain_lab() prints to out and returns 0 when every
- * selected step compiled, 1 when one did not (its first error is shown),
- * or -1 with err when the lab could not be built at all (-2: usage, e.g. an
- * unknown lab or step).
+ * It builds the selected steps as `test --build-only` does (lint, cache),
+ * then explains each step in a phase of the same run; only the counters
+ * need a GPU. Everything goes to sink as events (common/event.h): the
+ * build's events as grade_lab sends them (run_begin with mode "explain"),
+ * then per step "explain" (how it stands: explained, rejected, not built,
+ * does not compile, not implemented) and, when explained, "accesses",
+ * "sass", "profile" (set "explain") and "advice"; then "roofline" (when
+ * there is one to draw, or --plot asked for one) and last run_end. The
+ * reporters draw them: report.c prints the text above, the dashboard shows
+ * them in place. Nothing is printed here: the facts the hints are judged on
+ * are derived here, once, and travel in the profile event's "facts".
+ *
+ * explain_lab() returns 0 when every selected step compiled, 1 when one
+ * did not (its first error is in its "explain" event), or -1 with err when
+ * the lab could not be built at all (-2: usage, e.g. an unknown lab or
+ * step).
  */
 #ifndef CUDALAB_EXPLAIN_H
 #define CUDALAB_EXPLAIN_H
 
 #include <stdio.h>
 
+#include "event.h"
 #include "grade.h"
 
 struct explain_opts {
@@ -47,6 +59,6 @@ struct explain_opts {
 };
 
 int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
-		FILE *out, char *err, size_t errlen);
+		event_sink sink, void *arg, char *err, size_t errlen);
 
 #endif

@@ -6,7 +6,7 @@
 #include "device.h"
 #include "event.h"
 #include "manifest.h"
-#include "metric.h"
+#include "facts.h"
 #include "profiler.h"
 #include "runner.h"
 #include "gpulock.h"
@@ -36,6 +36,15 @@ static void emit(event_sink sink, void *arg, json_t *ev)
 	json_decref(ev);
 }
 
+/* One "check" event per result of verdict_checks*(), then release them. */
+static void emit_checks(struct check_summary *checks, event_sink sink,
+			void *arg)
+{
+	for (size_t i = 0; i < checks->n; i++)
+		emit(sink, arg, event_check(&checks->results[i]));
+	check_summary_release(checks);
+}
+
 /* Bench: count the instructions the step executes per element (ncu). */
 static void profile_instructions(struct sandbox *sb, const char *box_parent,
 				 const char *exe, const char *step,
@@ -45,24 +54,24 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 {
 	struct profile_result pr;
 	profile_step(sb, box_parent, exe, limit, PROFILE_CHECKS, gpu_uuid, &pr);
-	json_t *ev = json_pack("{s:s, s:s, s:s, s:b}", "event", "profile",
-			       "step", step, "tool", "ncu", "measured",
-			       pr.measured);
+	json_t *ev = event_profile(step, "ncu", pr.measured);
 	if (pr.measured) {
-		double per = pr.warp_instructions * 32 / r->timed_n;
+		/* the facts (profiler.h: the one derivation); the event
+		 * reports them with ncu's raw counts */
+		json_t *facts = json_object();
+		profile_facts(&pr, r->timed_n, 0, facts);
 		json_object_set_new(ev, "warp_instructions",
 				    json_real(pr.warp_instructions));
 		json_object_set_new(ev, "kernels", json_integer(pr.kernels));
-		double bank = pr.bank_conflicts / r->timed_n;
-		json_object_set_new(ev, "inst_per_element", json_real(per));
+		json_object_set_new(ev, "inst_per_element",
+				    json_real(event_num(facts, "inst_per_element")));
 		json_object_set_new(ev, "bank_conflicts",
 				    json_real(pr.bank_conflicts));
-		json_object_set_new(ev, "bank_conflicts_per_element",
-				    json_real(bank));
-		json_object_set_new(r->metrics, "inst_per_element",
-				    json_real(per));
-		json_object_set_new(r->metrics, "bank_conflicts_per_element",
-				    json_real(bank));
+		json_object_set_new(
+			ev, "bank_conflicts_per_element",
+			json_real(event_num(facts, "bank_conflicts_per_element")));
+		json_object_update(r->metrics, facts);
+		json_decref(facts);
 	} else {
 		json_object_set_new(ev, "reason", json_string(pr.reason));
 	}
@@ -88,15 +97,8 @@ static void sanitize(struct sandbox *sb, const char *box_parent,
 		sanitizer_run(sb, box_parent, *tool, exe, lab->sanitize_case,
 			      gpu_uuid,
 			      limit * 4, &sr);
-		json_t *ev = json_pack("{s:s, s:s, s:s}", "event", "sanitizer",
-				       "step", step, "tool", *tool);
-		if (sr.errors < 0)
-			json_object_set_new(ev, "reason", json_string(sr.reason));
-		json_object_set_new(ev, "output", json_string(sr.report));
-		json_object_set_new(ev, "measured", json_boolean(sr.errors >= 0));
-		if (sr.errors >= 0)
-			json_object_set_new(ev, "errors", json_integer(sr.errors));
-		emit(sink, arg, ev);
+		emit(sink, arg, event_sanitizer(step, *tool, sr.errors,
+						sr.reason, sr.report));
 		all_ran &= sr.errors >= 0;
 		total += sr.errors > 0 ? sr.errors : 0;
 	}
@@ -167,21 +169,20 @@ static int lint_step(const char *lab_dir, const struct step_build *b,
 	json_t *list = json_array();
 	if (n < 0) {
 		snprintf(why, len, "%s", err);
-		json_array_append_new(list, json_pack("{s:i, s:s}", "line", 0,
-						      "message", err));
+		json_array_append_new(list,
+				      event_lint_problem(0, json_string(err)));
 	} else {
 		snprintf(why, len, "%s:%d: %s%s", b->step->file, p[0].line,
 			 p[0].message,
 			 n > 1 ? " (and more: see the list of problems)" : "");
 		for (int i = 0; i < n && i < MAX_PROBLEMS; i++)
 			json_array_append_new(
-				list, json_pack("{s:i, s:s}", "line", p[i].line,
-						"message", p[i].message));
+				list, event_lint_problem(
+					      p[i].line,
+					      json_string(p[i].message)));
 	}
-	emit(sink, arg,
-	     json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "event", "lint",
-		       "check", "text", "step", b->step->id, "file", b->step->file, "count",
-		       n < 0 ? 1 : n, "problems", list));
+	emit(sink, arg, event_lint(b->step->id, b->step->file, "text",
+				   n < 0 ? 1 : n, list));
 	return 1;
 }
 
@@ -244,10 +245,9 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 			   sizeof(scratch)) < 0) {
 		scratch[0] = 0;
 		if (!r->error)
-			r->error = json_pack("{s:s, s:s, s:s}", "event", "error",
-					     "kind", "harness", "message",
-					     "cannot create the step's folder "
-					     "under build/box");
+			r->error = event_error(NULL, "harness",
+					       "cannot create the step's folder "
+					       "under build/box");
 		return;
 	}
 	if (extra_sizes && *extra_sizes && !timed_only) {
@@ -260,9 +260,8 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 		      (!boxed || !sb->as_root ||
 		       chown(sizes, SANDBOX_UID, SANDBOX_UID) == 0))) {
 			if (!r->error)
-				r->error = json_pack(
-					"{s:s, s:s, s:s}", "event", "error",
-					"kind", "harness", "message",
+				r->error = event_error(
+					NULL, "harness",
 					"cannot hand the hidden sizes to the step");
 			sandbox_remove(scratch);
 			return;
@@ -291,12 +290,10 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	c->file_limit_bytes = STEP_FILE_LIMIT;
 	c->out_limit = STEP_OUTPUT_LIMIT;
 	if (child_run(c) < 0 && !r->error)
-		r->error = json_pack("{s:s, s:s, s:s}", "event", "error", "kind",
-				     "harness", "message", c->error);
+		r->error = event_error(NULL, "harness", c->error);
 	if (lock_fd >= 0)
 		close(lock_fd);
-	if (r->pending.len) /* a last line without newline */
-		outcome_feed(r, "\n", 1);
+	outcome_feed(r, "\n", 1); /* a last line without newline */
 	sandbox_remove(scratch);
 }
 
@@ -362,8 +359,7 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 	char err[512] = "";
 	size_t built = n; /* entries to release, whatever happens below */
 	if (n && build_steps(env, lab, pts, n, err, sizeof(err)) < 0) {
-		emit(sink, arg, json_pack("{s:s, s:s, s:s}", "event", "error",
-					  "kind", "harness", "message", err));
+		emit(sink, arg, event_error(NULL, "harness", err));
 		n = 0;
 	}
 	double limit = o->time_limit_s > 0 ? o->time_limit_s
@@ -371,13 +367,9 @@ static void run_sweep(const struct grade_opts *o, struct sandbox *sb,
 	for (size_t k = 0; k < n; k++) {
 		struct step_build *p = &pts[k];
 		int value = value_of[k];
-		emit(sink, arg,
-		     json_pack("{s:s, s:s, s:s, s:i, s:i}", "event",
-			       "progress", "step", p->step->id, "phase",
-			       "sweep", "done", (int)k, "total", (int)n));
-		json_t *ev = json_pack("{s:s, s:s, s:s, s:i}", "event",
-				       "sweep", "step", p->step->id, "define",
-				       lab->sweep_define, "value", value);
+		emit(sink, arg, event_progress(p->step->id, "sweep", (int)k,
+					       (int)n, NULL));
+		json_t *ev = event_sweep(p->step->id, lab->sweep_define, value);
 		if (!p->ok) {
 			char e[600];
 			json_object_set_new(ev, "ok", json_false());
@@ -487,9 +479,9 @@ static void judge_without_device(const struct step_build *b,
 		json_object_set_new(end_facts, "todo_line", json_integer(todo));
 		return; /* a stub's PTX says nothing about the step */
 	}
-	char fail[600] = "";
-	int failed = verdict_checks_static(b->step, r->metrics, sink, arg,
-					   fail, sizeof(fail));
+	struct check_summary checks;
+	int failed = verdict_checks_static(b->step, r->metrics, &checks);
+	emit_checks(&checks, sink, arg);
 	json_object_set_new(end_facts, "static_checks_failed",
 			    json_integer(failed));
 }
@@ -505,12 +497,7 @@ static void on_build_progress(void *arg, const char *what, const char *part,
 			      int done, int total)
 {
 	struct build_progress *p = arg;
-	int harness = !strcmp(what, "harness");
-	json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i}", "event",
-			       "progress", "phase", "build", "what", what,
-			       harness ? "file" : "step", part, "done", done,
-			       "total", total);
-	emit(p->sink, p->arg, ev);
+	emit(p->sink, p->arg, event_build_progress(what, part, done, total));
 }
 
 static void iso_now(char *buf, size_t len)
@@ -526,9 +513,7 @@ static void run_vendor(const struct grade_opts *o, const char *gpu_uuid,
 {
 	char exe[4096], err[2048];
 	if (build_vendor(env, lab, exe, sizeof(exe), err, sizeof(err)) < 0) {
-		emit(sink, arg,
-		     json_pack("{s:s, s:s, s:s, s:s}", "event", "error", "step",
-			       "vendor", "kind", "harness", "message", err));
+		emit(sink, arg, event_error("vendor", "harness", err));
 		return;
 	}
 	struct step_outcome r;
@@ -556,16 +541,12 @@ static void keep_calibration(const struct grade_opts *o, const json_t *device,
 	if (calibration_store(o->calibrate_into, in_tree, device, lab->name,
 			      s->id, entry, getenv("CUDALAB_COMMIT"), err,
 			      sizeof(err)) < 0)
-		emit(sink, arg,
-		     json_pack("{s:s, s:s, s:s, s:s}", "event", "error", "step",
-			       s->id, "kind", "harness", "message", err));
+		emit(sink, arg, event_error(s->id, "harness", err));
 	else
 		emit(sink, arg,
-		     json_pack("{s:s, s:s, s:O, s:O, s:s}", "event",
-			       "calibration", "step", s->id, "gbps",
-			       json_object_get(entry, "gbps"), "ci_rel",
-			       json_object_get(entry, "ci_rel"), "into",
-			       o->calibrate_into));
+		     event_calibration(s->id, json_object_get(entry, "gbps"),
+				       json_object_get(entry, "ci_rel"),
+				       o->calibrate_into));
 	/* the reference against its own figure: its bars are judged too */
 	calibration_apply(entry, r->metrics);
 	json_decref(entry);
@@ -609,11 +590,9 @@ static json_t *measure_reference(const struct grade_opts *o,
 		return NULL;
 	}
 	emit(sink, arg,
-	     json_pack("{s:s, s:s, s:s, s:i, s:i, s:s}", "event", "progress",
-		       "step", s->id, "phase", "calibrating", "done", 0,
-		       "total", 1, "message",
-		       "timing the reference solution of this step on this GPU "
-		       "(once per GPU and driver)"));
+	     event_progress(s->id, "calibrating", 0, 1,
+			    "timing the reference solution of this step on "
+			    "this GPU (once per GPU and driver)"));
 	char err[1024] = "";
 	json_t *entry = NULL;
 	if (build_steps(env, lab, &b, 1, err, sizeof(err)) < 0 || !b.ok) {
@@ -643,10 +622,7 @@ static json_t *measure_reference(const struct grade_opts *o,
 		else if (calibration_store(o->state_dir, 0, device, lab->name,
 					   s->id, entry, commit, err,
 					   sizeof(err)) < 0)
-			emit(sink, arg,
-			     json_pack("{s:s, s:s, s:s, s:s}", "event", "error",
-				       "step", s->id, "kind", "harness",
-				       "message", err));
+			emit(sink, arg, event_error(s->id, "harness", err));
 	}
 	child_release(&c);
 	outcome_release(&r);
@@ -713,11 +689,9 @@ static void remeasure_close_calls(const struct grade_opts *o,
 	for (int k = 0; k < REMEASURE && verdict_has_close_call(s, r->metrics);
 	     k++) {
 		emit(sink, arg,
-		     json_pack("{s:s, s:s, s:s, s:i, s:i, s:s}", "event",
-			       "progress", "step", s->id, "phase", "remeasure",
-			       "done", k, "total", REMEASURE, "message",
-			       "a figure is within its noise of its bar: "
-			       "measuring again"));
+		     event_progress(s->id, "remeasure", k, REMEASURE,
+				    "a figure is within its noise of its bar: "
+				    "measuring again"));
 		struct step_outcome again;
 		outcome_init(&again, s->id, r->copy_gbps, discard_event, NULL);
 		struct child c = CHILD_INIT;
@@ -788,61 +762,68 @@ static int target_limits(const struct build_env *env,
 	return 0;
 }
 
-int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
-	      char *err, size_t errlen)
-{
+/*
+ * One grading run, phase by phase: open (the request, the manifest, the
+ * build environment, run_begin), device (the probe, what the target can
+ * take, the sandbox), build (lint, compile, the build events), steps (run,
+ * measure, check, step_end), extras (bench: vendor, sweep) and close
+ * (run_end). Each phase fills its part of the struct; grade_lab() calls
+ * them in order and run_release() frees whatever was made, however far it
+ * got: the one cleanup path.
+ */
+struct grade_run {
+	const struct grade_opts *o;
+	event_sink sink;
+	void *arg;
+	char *err;
+	size_t errlen;
+	/* open */
 	char lab_dir[4096];
-	snprintf(lab_dir, sizeof(lab_dir), "%s/labs/%s", o->root, o->lab);
-	if (access(lab_dir, F_OK) != 0) {
-		snprintf(err, errlen, "no lab called \"%s\" (see `list`)",
-			 o->lab);
-		return -2;
-	}
 	struct lab_manifest lab;
-	if (manifest_load(lab_dir, &lab, err, errlen) < 0)
-		return -1;
-	size_t first = 0, count = lab.nsteps;
-	if (o->step) {
-		const struct step_spec *s = manifest_step(&lab, o->step);
-		if (!s) {
-			snprintf(err, errlen, "lab %s has no step \"%s\" (steps: "
-					      "1..%zu or their ids)",
-				 lab.name, o->step, lab.nsteps);
-			manifest_free(&lab);
-			return -2;
-		}
-		first = manifest_step_index(&lab, s);
-		count = 1;
-	}
-	/* an absolute path: the compile and the run see the student's files
-	 * at the same path inside their boxes, whatever the grader's cwd */
-	char src_abs[PATH_MAX];
-	const char *src_dir = o->src_dir ? o->src_dir : lab_dir;
-	if (access(src_dir, R_OK) != 0 || !realpath(src_dir, src_abs)) {
-		snprintf(err, errlen, "cannot read the folder %s", src_dir);
-		manifest_free(&lab);
-		return -2;
-	}
-	src_dir = src_abs;
-
-	struct build_progress progress = {sink, arg};
-	struct build_env env = {.root = o->root, .build_dir = o->build_dir,
-				.nvcc = "nvcc", .jobs = o->jobs,
-				.compile_limit_s = 300,
-				.on_progress = on_build_progress,
-				.progress_arg = &progress};
-	if (build_env_init(&env, err, errlen) < 0) {
-		manifest_free(&lab);
-		return -1;
-	}
-
+	size_t first, count;   /* the selected steps: lab.steps[first..) */
+	char src_dir[PATH_MAX];
+	struct build_progress progress;
+	struct build_env env;
 	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	char started[32];
-	iso_now(started, sizeof(started));
+	double step_limit;     /* wall seconds per step run */
+	/* device */
+	char probe[4096];      /* devprobe */
+	json_t *device;        /* the device event, as sent */
+	int have_device;
+	char arch[32];
+	double copy_gbps;
+	const char *gpu_uuid;  /* the GPU lock every step program takes */
+	char (*beyond)[400];   /* why the target cannot take step i ("") */
+	int toolkit_lacks;
+	struct sandbox *sb;
+	char box_parent[PATH_MAX];
+	/* build */
+	struct step_build *builds; /* count entries, each released */
+	char (*rejected)[600]; /* why step i was not compiled/linked ("") */
+	/* steps */
+	int passed, failed, not_graded;
+	double first_median;
+};
+
+static void run_release(struct grade_run *run)
+{
+	for (size_t i = 0; run->builds && i < run->count; i++)
+		step_build_release(&run->builds[i]);
+	free(run->builds);
+	free(run->rejected);
+	free(run->beyond);
+	free(run->sb);
+	json_decref(run->device);
+	manifest_free(&run->lab);
+}
+
+/* The run_begin event: the lab, its selected steps and checks, limits. */
+static json_t *run_begin_event(const struct grade_run *run)
+{
+	const struct lab_manifest *lab = &run->lab;
 	json_t *steps_list = json_array();
-	for (size_t i = first; i < first + count; i++) {
-		const struct step_spec *st = &lab.steps[i];
+	for (size_t i = run->first; i < run->first + run->count; i++) {
+		const struct step_spec *st = &lab->steps[i];
 		json_t *checks = json_array();
 		for (size_t k = 0; k < st->nchecks; k++)
 			json_array_append_new(
@@ -867,52 +848,153 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 		}
 		json_array_append_new(steps_list, entry);
 	}
+	char started[32];
+	iso_now(started, sizeof(started));
 	const char *commit = getenv("CUDALAB_COMMIT");
-	json_t *begin = json_pack(
-		"{s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s}", "event",
-		"run_begin", "schema", EVENT_SCHEMA, "lab", lab.name, "title",
-		lab.title, "mode", o->bench ? "bench" : "test", "started",
-		started, "steps", steps_list, "source", src_dir, "commit",
+	json_t *begin = event_run_begin(
+		lab->name, lab->title, run->o->bench ? "bench" : "test",
+		started, steps_list, run->src_dir,
 		commit && *commit ? commit : "unknown");
-	double step_limit = o->time_limit_s > 0 ? o->time_limit_s
-						: lab.time_limit_s;
 	json_object_set_new(
 		begin, "limits",
 		json_pack("{s:f, s:f, s:f, s:I, s:i}", "time_limit_s",
-			  step_limit, "cpu_limit_s",
-			  step_limit + STEP_CPU_EXTRA_S, "compile_limit_s",
-			  env.compile_limit_s, "file_limit_bytes",
+			  run->step_limit, "cpu_limit_s",
+			  run->step_limit + STEP_CPU_EXTRA_S, "compile_limit_s",
+			  run->env.compile_limit_s, "file_limit_bytes",
 			  (json_int_t)STEP_FILE_LIMIT, "output_limit_bytes",
 			  STEP_OUTPUT_LIMIT));
-	emit(sink, arg, begin);
+	return begin;
+}
 
-	/* The device first: it decides the arch we compile for. */
-	char probe[4096];
-	snprintf(probe, sizeof(probe), "%s/devprobe", o->bin_dir);
-	json_t *device;
-	json_error_t jerr;
-	if (o->pretend_no_device) {
-		device = json_pack("{s:s, s:b, s:s}", "event", "device",
-				   "available", 0, "reason",
-				   "CUDALAB_NO_DEVICE is set");
-	} else if (o->device_facts) {
-		device = json_load_file(o->device_facts, 0, &jerr);
-		if (!json_is_object(device)) {
-			json_decref(device);
-			device = NULL;
-			snprintf(err, errlen, "CUDALAB_DEVICE_FACTS: %s: %s",
-				 o->device_facts, jerr.text);
-		} else {
-			json_object_set_new(device, "event", json_string("device"));
+/* Phase open: the request (-2 when wrong), the manifest and the build
+ * environment (-1), then run_begin. */
+static int run_open(struct grade_run *run)
+{
+	const struct grade_opts *o = run->o;
+	snprintf(run->lab_dir, sizeof(run->lab_dir), "%s/labs/%s", o->root,
+		 o->lab);
+	if (access(run->lab_dir, F_OK) != 0) {
+		snprintf(run->err, run->errlen,
+			 "no lab called \"%s\" (see `list`)", o->lab);
+		return -2;
+	}
+	if (manifest_load(run->lab_dir, &run->lab, run->err, run->errlen) < 0)
+		return -1;
+	run->count = run->lab.nsteps;
+	if (o->step) {
+		const struct step_spec *s = manifest_step(&run->lab, o->step);
+		if (!s) {
+			snprintf(run->err, run->errlen,
+				 "lab %s has no step \"%s\" (steps: 1..%zu or "
+				 "their ids)",
+				 run->lab.name, o->step, run->lab.nsteps);
+			return -2;
 		}
-	} else
-		device = device_probe(probe, o->state_dir, o->bench, err, errlen);
-	if (!device) {
-		manifest_free(&lab);
+		run->first = manifest_step_index(&run->lab, s);
+		run->count = 1;
+	}
+	/* an absolute path: the compile and the run see the student's files
+	 * at the same path inside their boxes, whatever the grader's cwd */
+	const char *src_dir = o->src_dir ? o->src_dir : run->lab_dir;
+	if (access(src_dir, R_OK) != 0 || !realpath(src_dir, run->src_dir)) {
+		snprintf(run->err, run->errlen, "cannot read the folder %s",
+			 src_dir);
+		return -2;
+	}
+	run->progress = (struct build_progress){run->sink, run->arg};
+	run->env = (struct build_env){.root = o->root,
+				      .build_dir = o->build_dir,
+				      .nvcc = "nvcc",
+				      .jobs = o->jobs,
+				      .compile_limit_s = 300,
+				      .on_progress = on_build_progress,
+				      .progress_arg = &run->progress};
+	if (build_env_init(&run->env, run->err, run->errlen) < 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &run->t0);
+	run->step_limit = o->time_limit_s > 0 ? o->time_limit_s
+					      : run->lab.time_limit_s;
+	snprintf(run->box_parent, sizeof(run->box_parent), "%s/box",
+		 o->build_dir);
+	emit(run->sink, run->arg, run_begin_event(run));
+	return 0;
+}
+
+/* The device event: a test's stand-in, none, or devprobe's. */
+static json_t *device_event(struct grade_run *run)
+{
+	const struct grade_opts *o = run->o;
+	snprintf(run->probe, sizeof(run->probe), "%s/devprobe", o->bin_dir);
+	if (o->pretend_no_device)
+		return event_no_device("CUDALAB_NO_DEVICE is set");
+	if (!o->device_facts)
+		return device_probe(run->probe, o->state_dir, o->bench,
+				    run->err, run->errlen);
+	json_error_t jerr;
+	json_t *device = json_load_file(o->device_facts, 0, &jerr);
+	if (!json_is_object(device)) {
+		json_decref(device);
+		snprintf(run->err, run->errlen, "CUDALAB_DEVICE_FACTS: %s: %s",
+			 o->device_facts, jerr.text);
+		return NULL;
+	}
+	json_object_set_new(device, "event", json_string("device"));
+	return device;
+}
+
+/* Untrusted code (the compile too) runs in a box (sandbox.h); the policy
+ * when none can start is grade.h's. Emits the "sandbox" event. */
+static int open_sandbox(struct grade_run *run)
+{
+	const struct grade_opts *o = run->o;
+	struct sandbox *sb = run->sb = calloc(1, sizeof(*sb));
+	if (!sb) {
+		snprintf(run->err, run->errlen, "out of memory");
 		return -1;
 	}
-	int have_device = json_is_true(json_object_get(device, "available"));
-	if (!have_device) {
+	if (o->sandbox != SANDBOX_OFF) {
+		const char *pargv[] = {run->probe, NULL};
+		/* a build alone needs no GPU in the box */
+		sandbox_probe(sb, pargv,
+			      run->have_device && !o->build_only
+				      ? "\"available\":true"
+				      : NULL);
+		/* the tree itself is covered in every box (sandbox.h) */
+		if (!realpath(o->root, sb->hide))
+			sb->hide[0] = 0;
+	} else {
+		snprintf(sb->reason, sizeof(sb->reason),
+			 "--unsandboxed: the instructor turned the sandbox off");
+	}
+	emit(run->sink, run->arg,
+	     event_sandbox(sb->on,
+			   !sb->on ? NULL
+			   : sb->as_root
+				   ? "bubblewrap; programs as uid 65534, "
+				     "tools' reports out of their reach"
+				   : "bubblewrap in a user namespace; "
+				     "one uid for tools and programs",
+			   sb->on ? NULL : sb->reason));
+	if (!sb->on && o->sandbox == SANDBOX_REQUIRED) {
+		snprintf(run->err, run->errlen,
+			 "the sandbox cannot start, so nothing is graded: %s "
+			 "(install bubblewrap, or pass --unsandboxed to grade "
+			 "without it: every row then says so)", sb->reason);
+		return -1;
+	}
+	run->env.sb = sb->on ? sb : NULL;
+	return 0;
+}
+
+/* Phase device: the device first (it decides the arch we compile for),
+ * what the target can take, the sandbox. */
+static int run_device(struct grade_run *run)
+{
+	json_t *device = run->device = device_event(run);
+	if (!device)
+		return -1;
+	run->have_device = json_is_true(json_object_get(device, "available"));
+	if (!run->have_device) {
 		/* said once, here, for the whole run: what is missing (the
 		 * probe's reason) and what is still done without it; each
 		 * step only says it was not run */
@@ -923,338 +1005,325 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 			 json_string_value(json_object_get(device, "reason")));
 		json_object_set_new(device, "reason", json_string(why));
 	}
-	char arch[32];
-	device_arch(device, o->arch_fallback, arch, sizeof(arch));
-	env.arch = arch;
-	json_object_set_new(device, "arch", json_string(arch));
-	double copy_gbps = json_number_value(json_object_get(device, "copy_gbps"));
-	/* the GPU lock every step program takes (device.h) */
-	const char *gpu_uuid = device_lock_check(device);
-	sink(arg, device);
+	device_arch(device, run->o->arch_fallback, run->arch,
+		    sizeof(run->arch));
+	run->env.arch = run->arch;
+	json_object_set_new(device, "arch", json_string(run->arch));
+	run->copy_gbps = json_number_value(json_object_get(device, "copy_gbps"));
+	run->gpu_uuid = device_lock_check(device);
+	run->sink(run->arg, device);
 
 	/* What the target can take: steps it cannot are neither built nor
 	 * run, and are NOT GRADED with the reason (beyond[i]). */
-	char(*beyond)[400] = calloc(count, sizeof(*beyond));
-	if (!beyond) {
-		snprintf(err, errlen, "out of memory");
-		json_decref(device);
-		manifest_free(&lab);
+	run->beyond = calloc(run->count, sizeof(*run->beyond));
+	if (!run->beyond) {
+		snprintf(run->err, run->errlen, "out of memory");
 		return -1;
 	}
-	int toolkit_lacks = target_limits(&env, &lab, device, arch, first,
-					  count, beyond);
+	run->toolkit_lacks = target_limits(&run->env, &run->lab, device,
+					   run->arch, run->first, run->count,
+					   run->beyond);
+	return open_sandbox(run);
+}
 
-	/* Untrusted code (the compile too) runs in a box (sandbox.h); the
-	 * policy when none can start is grade.h's. */
-	struct sandbox *sb = calloc(1, sizeof(*sb));
-	if (!sb) {
-		snprintf(err, errlen, "out of memory");
-		free(beyond);
-		json_decref(device);
-		manifest_free(&lab);
-		return -1;
-	}
-	if (o->sandbox != SANDBOX_OFF) {
-		const char *pargv[] = {probe, NULL};
-		/* a build alone needs no GPU in the box */
-		sandbox_probe(sb, pargv,
-			      have_device && !o->build_only
-				      ? "\"available\":true"
-				      : NULL);
-		/* the tree itself is covered in every box (sandbox.h) */
-		if (!realpath(o->root, sb->hide))
-			sb->hide[0] = 0;
-	} else {
-		snprintf(sb->reason, sizeof(sb->reason),
-			 "--unsandboxed: the instructor turned the sandbox off");
-	}
-	json_t *sev = json_pack("{s:s, s:b, s:b}", "event", "sandbox", "on",
-				sb->on, "unsandboxed", !sb->on);
-	if (sb->on)
-		json_object_set_new(
-			sev, "model",
-			json_string(sb->as_root
-					    ? "bubblewrap; programs as uid 65534, "
-					      "tools' reports out of their reach"
-					    : "bubblewrap in a user namespace; "
-					      "one uid for tools and programs"));
-	else
-		json_object_set_new(sev, "reason", json_string(sb->reason));
-	emit(sink, arg, sev);
-	if (!sb->on && o->sandbox == SANDBOX_REQUIRED) {
-		snprintf(err, errlen,
-			 "the sandbox cannot start, so nothing is graded: %s "
-			 "(install bubblewrap, or pass --unsandboxed to grade "
-			 "without it: every row then says so)", sb->reason);
-		free(sb);
-		free(beyond);
-		json_decref(device);
-		manifest_free(&lab);
-		return -1;
-	}
-	env.sb = sb->on ? sb : NULL;
+/* The object check's rejection of build b (objcheck.h): compiled, not
+ * linked; a "lint" event of check "object", the reason in why. */
+static void object_rejected(struct grade_run *run, const struct step_build *b,
+			    char *why, size_t len)
+{
+	size_t more = json_array_size(b->rejected) - 1;
+	snprintf(why, len, "%s: %s%s", b->step->file,
+		 json_string_value(json_array_get(b->rejected, 0)),
+		 more ? " (and more: see the list of problems)" : "");
+	json_t *list = json_array();
+	size_t k;
+	json_t *m;
+	json_array_foreach(b->rejected, k, m)
+		json_array_append_new(list,
+				      event_lint_problem(0, json_incref(m)));
+	emit(run->sink, run->arg,
+	     event_lint(b->step->id, b->step->file, "object",
+			(int)json_array_size(list), list));
+}
 
-	/* Build every selected step (in parallel, cached). */
-	struct step_build *builds = calloc(count, sizeof(*builds));
-	for (size_t i = 0; i < count; i++) {
-		builds[i].step = &lab.steps[first + i];
-		snprintf(builds[i].source, sizeof(builds[i].source), "%s/%s",
-			 src_dir, builds[i].step->file);
-		emit(sink, arg,
-		     beyond[i][0]
-			     ? json_pack("{s:s, s:s, s:s, s:s, s:s}", "event",
-					 "compile", "step", builds[i].step->id,
-					 "status", "skipped", "file",
-					 builds[i].step->file, "reason",
-					 beyond[i])
-			     : json_pack("{s:s, s:s, s:s, s:s}", "event",
-					 "compile", "step", builds[i].step->id,
-					 "status", "started", "file",
-					 builds[i].step->file));
+/* What one build gave: compile, resources and ptx events. */
+static void build_events(struct grade_run *run, const struct step_build *b)
+{
+	const char *status = !b->ok ? "failed" : b->cached ? "cached" : "ok";
+	emit(run->sink, run->arg,
+	     event_compile_result(b->step->id, status, b->seconds,
+				  b->diagnostics, strbuf_str(&b->log),
+				  b->ok ? b->exe : NULL));
+	if (!b->ok)
+		return;
+	emit(run->sink, run->arg, event_resources(b->step->id, b->resources));
+	char ptx_path[PATH_MAX * 2], cubin_path[PATH_MAX * 2];
+	step_ptx_path(b->dir, b->source, ptx_path, sizeof(ptx_path));
+	step_cubin_path(b->dir, b->source, run->arch, cubin_path,
+			sizeof(cubin_path));
+	emit(run->sink, run->arg,
+	     event_ptx(b->step->id, b->ptx, ptx_path, cubin_path));
+}
+
+/* Lint every file the target can take; compile the clean ones (in
+ * parallel, cached). -1 when the harness itself does not build. */
+static int compile_clean(struct grade_run *run)
+{
+	struct step_build *clean = calloc(run->count, sizeof(*clean));
+	if (!clean) {
+		snprintf(run->err, run->errlen, "out of memory");
+		return -1;
 	}
-	/* Lint every file; only the clean ones go to the compiler. */
-	char(*rejected)[600] = calloc(count, sizeof(*rejected));
-	struct step_build *clean = calloc(count, sizeof(*clean));
 	size_t nclean = 0;
-	for (size_t i = 0; i < count; i++) {
-		if (beyond[i][0] ||
-		    lint_step(lab_dir, &builds[i], sink, arg, rejected[i],
-			      sizeof(rejected[i])))
+	for (size_t i = 0; i < run->count; i++) {
+		if (run->beyond[i][0] ||
+		    lint_step(run->lab_dir, &run->builds[i], run->sink, run->arg,
+			      run->rejected[i], sizeof(run->rejected[i])))
 			continue;
-		clean[nclean++] = builds[i];
+		clean[nclean++] = run->builds[i];
 	}
-	if (nclean && build_steps(&env, &lab, clean, nclean, err, errlen) < 0) {
-		free(clean);
-		free(rejected);
-		free(beyond);
-		free(sb);
-		free(builds);
-		json_decref(device);
-		manifest_free(&lab);
+	int rc = nclean ? build_steps(&run->env, &run->lab, clean, nclean,
+				      run->err, run->errlen)
+			: 0;
+	/* back into place either way: build_steps leaves every entry
+	 * releasable, and run_release() releases them */
+	for (size_t i = 0, k = 0; i < run->count; i++)
+		if (!run->rejected[i][0] && !run->beyond[i][0])
+			run->builds[i] = clean[k++];
+	free(clean);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Phase build: compile events, lint, compile, what each build gave. */
+static int run_build(struct grade_run *run)
+{
+	run->builds = calloc(run->count, sizeof(*run->builds));
+	run->rejected = calloc(run->count, sizeof(*run->rejected));
+	if (!run->builds || !run->rejected) {
+		snprintf(run->err, run->errlen, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0, k = 0; i < count; i++)
-		if (!rejected[i][0] && !beyond[i][0])
-			builds[i] = clean[k++];
-	free(clean);
-	for (size_t i = 0; i < count; i++) {
-		struct step_build *b = &builds[i];
-		if (rejected[i][0] || beyond[i][0])
+	for (size_t i = 0; i < run->count; i++) {
+		struct step_build *b = &run->builds[i];
+		b->step = &run->lab.steps[run->first + i];
+		snprintf(b->source, sizeof(b->source), "%s/%s", run->src_dir,
+			 b->step->file);
+		emit(run->sink, run->arg,
+		     run->beyond[i][0]
+			     ? event_compile_skipped(b->step->id, b->step->file,
+						     run->beyond[i])
+			     : event_compile_started(b->step->id,
+						     b->step->file));
+	}
+	if (compile_clean(run) < 0)
+		return -1;
+	for (size_t i = 0; i < run->count; i++) {
+		struct step_build *b = &run->builds[i];
+		if (run->rejected[i][0] || run->beyond[i][0])
 			continue;
-		if (b->rejected) {
-			/* the object check (objcheck.h): compiled, not linked */
-			size_t more = json_array_size(b->rejected) - 1;
-			snprintf(rejected[i], sizeof(rejected[i]), "%s: %s%s",
-				 b->step->file,
-				 json_string_value(json_array_get(b->rejected, 0)),
-				 more ? " (and more: see the list of problems)"
-				      : "");
-			json_t *list = json_array();
-			size_t k;
-			json_t *m;
-			json_array_foreach(b->rejected, k, m)
-				json_array_append_new(
-					list, json_pack("{s:i, s:O}", "line", 0,
-							"message", m));
-			emit(sink, arg,
-			     json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "event",
-				       "lint", "check", "object", "step",
-				       b->step->id, "file", b->step->file,
-				       "count", (int)json_array_size(list),
-				       "problems", list));
-			continue;
-		}
-		const char *status = !b->ok ? "failed" : b->cached ? "cached" : "ok";
-		json_t *ev = json_pack("{s:s, s:s, s:s, s:f, s:O, s:s}", "event",
-				       "compile", "step", b->step->id, "status",
-				       status, "seconds", b->seconds,
-				       "diagnostics", b->diagnostics, "output",
-				       strbuf_str(&b->log));
-		if (b->ok)
-			json_object_set_new(ev, "exe", json_string(b->exe));
-		emit(sink, arg, ev);
-		if (b->ok) {
-			emit(sink, arg,
-			     json_pack("{s:s, s:s, s:O}", "event", "resources",
-				       "step", b->step->id, "kernels",
-				       b->resources));
-			json_t *ptx = json_deep_copy(b->ptx);
-			json_object_set_new(ptx, "event", json_string("ptx"));
-			json_object_set_new(ptx, "step", json_string(b->step->id));
-			char path[PATH_MAX * 2];
-			step_ptx_path(b->dir, b->source, path, sizeof(path));
-			json_object_set_new(ptx, "ptx_file", json_string(path));
-			step_cubin_path(b->dir, b->source, arch, path, sizeof(path));
-			json_object_set_new(ptx, "cubin_file", json_string(path));
-			emit(sink, arg, ptx);
-		}
+		if (b->rejected)
+			object_rejected(run, b, run->rejected[i],
+					sizeof(run->rejected[i]));
+		else
+			build_events(run, b);
 	}
+	return 0;
+}
 
-	if (o->build_only) {
-		for (size_t i = 0; i < count; i++)
-			step_build_release(&builds[i]);
-		free(builds);
-		free(rejected);
-		free(beyond);
-		free(sb);
-		json_decref(device);
-		manifest_free(&lab);
-		return 0;
+/* What one step was told, and what is kept for its step_end. */
+struct step_verdict {
+	char summary[1024];
+	const char *verdict;
+	double seconds;
+	json_t *end_facts;  /* static facts for step_end (owned) */
+};
+
+/* Run, measure and check a built step on the device (r and c filled). */
+static void run_and_check(struct grade_run *run, size_t i,
+			  struct step_outcome *r, struct child *c,
+			  struct step_verdict *v)
+{
+	const struct grade_opts *o = run->o;
+	const struct step_build *b = &run->builds[i];
+	const struct step_spec *s = b->step;
+	struct sandbox *boxed = run->sb->on ? run->sb : NULL;
+	run_executable(o, run->sb, run->gpu_uuid, b->exe, s->id,
+		       run->lab.hidden_sizes, run->step_limit, r, c, 0);
+	v->seconds = c->seconds;
+	json_t *med = json_object_get(r->metrics, "median_us");
+	if (run->first + i == 0 && json_is_number(med))
+		run->first_median = json_number_value(med);
+	if (run->first_median > 0 && json_is_number(med))
+		json_object_set_new(r->metrics, "speedup_vs_first",
+				    json_real(run->first_median /
+					      json_number_value(med)));
+	int counters = o->bench, sanitized = 0;
+	for (size_t k = 0; k < s->nchecks; k++) {
+		counters |= fact_needs_profiler(s->checks[k].metric);
+		sanitized |= !strcmp(s->checks[k].metric, "sanitizer_errors");
 	}
+	if (counters && outcome_ran_clean(r, c) && r->timed_n > 0)
+		profile_instructions(boxed, run->box_parent, b->exe, s->id,
+				     run->gpu_uuid, run->step_limit, r,
+				     run->sink, run->arg);
+	if (sanitized && run->lab.sanitize_tools && outcome_ran_clean(r, c))
+		sanitize(boxed, run->box_parent, &run->lab, b->exe, s->id,
+			 run->gpu_uuid, run->step_limit, r, run->sink, run->arg);
+	int clean = outcome_ran_clean(r, c);
+	/* calibrate: the reference's figure is kept first, so its own
+	 * pct_of_reference check compares with it */
+	if (o->calibrate_into && clean && !outcome_timing_withheld(r, c))
+		keep_calibration(o, run->device, &run->lab, s, r, run->sink,
+				 run->arg);
+	else
+		compare_with_reference(o, run->sb, &run->env, &run->lab,
+				       run->device, s, r, run->sink, run->arg);
+	if (clean && !outcome_timing_withheld(r, c))
+		remeasure_close_calls(o, run->sb, &run->env, &run->lab,
+				      run->device, b->exe, s, run->step_limit,
+				      r, run->sink, run->arg);
+	struct check_summary checks;
+	if (clean)
+		verdict_checks(s, r->metrics, &checks);
+	v->verdict = verdict_decide(r, c, clean ? &checks : NULL, v->summary,
+				    sizeof(v->summary));
+	if (clean)
+		emit_checks(&checks, run->sink, run->arg);
+}
 
-	/* Run, measure, check. */
-	struct sandbox *boxed = sb->on ? sb : NULL;
-	char box_parent[PATH_MAX];
-	snprintf(box_parent, sizeof(box_parent), "%s/box", o->build_dir);
-	int passed = 0, failed = 0, not_graded = 0;
-	double first_median = 0;
-	for (size_t i = 0; i < count; i++) {
-		struct step_build *b = &builds[i];
-		const struct step_spec *s = b->step;
-		emit(sink, arg,
-		     json_pack("{s:s, s:s, s:s, s:s}", "event", "step_begin",
-			       "step", s->id, "title", s->title, "file",
-			       s->file));
-		char summary[1024] = "";
-		const char *verdict;
-		struct step_outcome r;
-		outcome_init(&r, s->id, copy_gbps, sink, arg);
-		outcome_add_static(&r, b->resources, b->ptx);
-		struct child c = CHILD_INIT;
-		double seconds = 0;
-		json_t *static_facts = json_object();
-		if (beyond[i][0]) {
-			snprintf(summary, sizeof(summary), "NOT GRADED: %s",
-				 beyond[i]);
-			verdict = "not_graded";
-		} else if (rejected[i][0]) {
-			snprintf(summary, sizeof(summary), "rejected: %s",
-				 rejected[i]);
-			verdict = "rejected";
-		} else if (!b->ok) {
-			char e[600];
-			snprintf(summary, sizeof(summary),
-				 "does not compile: %s",
-				 verdict_first_error(b->diagnostics, e, sizeof(e)));
-			verdict = "compile_error";
-		} else if (!have_device) {
-			snprintf(summary, sizeof(summary),
-				 "not run: no CUDA device (see the GPU line)");
-			verdict = "not_graded";
-			judge_without_device(b, &r, static_facts, sink, arg);
-		} else {
-			double limit = o->time_limit_s > 0 ? o->time_limit_s
-							   : lab.time_limit_s;
-			run_executable(o, sb, gpu_uuid, b->exe, s->id,
-				       lab.hidden_sizes, limit, &r, &c, 0);
-			seconds = c.seconds;
-			json_t *med = json_object_get(r.metrics, "median_us");
-			if (first + i == 0 && json_is_number(med))
-				first_median = json_number_value(med);
-			if (first_median > 0 && json_is_number(med))
-				json_object_set_new(
-					r.metrics, "speedup_vs_first",
-					json_real(first_median /
-						  json_number_value(med)));
-			int counters = o->bench;
-			for (size_t k = 0; k < s->nchecks; k++)
-				counters |= metric_needs_profiler(s->checks[k].metric);
-			if (counters && outcome_ran_clean(&r, &c) && r.timed_n > 0)
-				profile_instructions(boxed, box_parent, b->exe,
-						     s->id, gpu_uuid, limit, &r, sink,
-						     arg);
-			int sanitized = 0;
-			for (size_t k = 0; k < s->nchecks; k++)
-				sanitized |= !strcmp(s->checks[k].metric,
-						     "sanitizer_errors");
-			if (sanitized && lab.sanitize_tools &&
-			    outcome_ran_clean(&r, &c))
-				sanitize(boxed, box_parent, &lab, b->exe, s->id,
-					 gpu_uuid, limit, &r, sink, arg);
-			int clean = outcome_ran_clean(&r, &c);
-			/* calibrate: the reference's figure is kept first, so
-			 * its own pct_of_reference check compares with it */
-			if (o->calibrate_into && clean &&
-			    !outcome_timing_withheld(&r, &c))
-				keep_calibration(o, device, &lab, s, &r, sink,
-						 arg);
-			else
-				compare_with_reference(o, sb, &env, &lab,
-						       device, s, &r, sink,
-						       arg);
-			struct check_summary checks;
-			if (clean && !outcome_timing_withheld(&r, &c))
-				remeasure_close_calls(o, sb, &env, &lab, device,
-						      b->exe, s, limit, &r,
-						      sink, arg);
-			if (clean)
-				verdict_checks(s, r.metrics, sink, arg, &checks);
-			verdict = verdict_decide(&r, &c, clean ? &checks : NULL,
-						 summary, sizeof(summary));
-
-		}
-		json_t *end = json_pack("{s:s, s:s, s:s, s:s, s:f}", "event",
-					"step_end", "step", s->id, "verdict",
-					verdict, "summary", summary, "seconds",
-					seconds);
-		if (strcmp(verdict, "pass") && !beyond[i][0])
-			json_object_set_new(end, "hint", json_string(s->hint));
-		json_object_update(end, static_facts);
-		json_decref(static_facts);
-		static const char *const shown[] = {
-			"elements_per_thread", "waves", "registers",
-			"occupancy_pct", "inst_per_element", NULL};
-		static const char *const timed[] = {
-			"median_us", "gbps", "pct_of_copy", "pct_of_reference",
-			"speedup_vs_first", "speedup_vs_baseline", NULL};
-		for (const char *const *m = shown; *m; m++)
-			if (json_object_get(r.metrics, *m))
-				json_object_set(end, *m,
-						json_object_get(r.metrics, *m));
-		const char *withheld = outcome_timing_withheld(&r, &c);
-		for (const char *const *m = timed; *m && !withheld; m++)
-			if (json_object_get(r.metrics, *m))
-				json_object_set(end, *m,
-						json_object_get(r.metrics, *m));
-		if (withheld && json_object_get(r.metrics, "median_us"))
-			json_object_set_new(end, "timing_withheld",
-					    json_string(withheld));
-		if (r.phases) /* where the step's time went (event.h) */
-			json_object_set(end, "phases", r.phases);
-		if (c.out.len)
-			json_object_set_new(end, "program_output",
-					    json_string(strbuf_str(&c.out)));
-		emit(sink, arg, end);
-		passed += !strcmp(verdict, "pass");
-		not_graded += !strcmp(verdict, "not_graded");
-		failed += strcmp(verdict, "pass") && strcmp(verdict, "not_graded");
-		child_release(&c);
-		outcome_release(&r);
+/* The verdict of step i: from what stopped it before running, or from
+ * its run. */
+static void judge_step(struct grade_run *run, size_t i,
+		       struct step_outcome *r, struct child *c,
+		       struct step_verdict *v)
+{
+	const struct step_build *b = &run->builds[i];
+	if (run->beyond[i][0]) {
+		snprintf(v->summary, sizeof(v->summary), "NOT GRADED: %s",
+			 run->beyond[i]);
+		v->verdict = "not_graded";
+	} else if (run->rejected[i][0]) {
+		snprintf(v->summary, sizeof(v->summary), "rejected: %s",
+			 run->rejected[i]);
+		v->verdict = "rejected";
+	} else if (!b->ok) {
+		char e[600];
+		snprintf(v->summary, sizeof(v->summary), "does not compile: %s",
+			 verdict_first_error(b->diagnostics, e, sizeof(e)));
+		v->verdict = "compile_error";
+	} else if (!run->have_device) {
+		snprintf(v->summary, sizeof(v->summary),
+			 "not run: no CUDA device (see the GPU line)");
+		v->verdict = "not_graded";
+		judge_without_device(b, r, v->end_facts, run->sink, run->arg);
+	} else {
+		run_and_check(run, i, r, c, v);
 	}
+}
 
-	if (o->bench && have_device && lab.vendor_source && !toolkit_lacks)
-		run_vendor(o, gpu_uuid, &lab, &env, copy_gbps, sink, arg);
-	if (o->bench && have_device && lab.sweep_define)
-		run_sweep(o, sb, gpu_uuid, &env, &lab, builds, count, copy_gbps,
-			  sink, arg);
+/* The step_end event of step i. */
+static json_t *step_end_event(struct grade_run *run, size_t i,
+			      const struct step_outcome *r,
+			      const struct child *c,
+			      const struct step_verdict *v)
+{
+	const struct step_spec *s = run->builds[i].step;
+	json_t *end = event_step_end(s->id, v->verdict, v->summary, v->seconds);
+	if (strcmp(v->verdict, "pass") && !run->beyond[i][0])
+		json_object_set_new(end, "hint", json_string(s->hint));
+	json_object_update(end, v->end_facts);
+	const char *withheld = outcome_timing_withheld(r, c);
+	for (const char *const *m = facts_on_step_end(0); *m; m++)
+		if (json_object_get(r->metrics, *m))
+			json_object_set(end, *m, json_object_get(r->metrics, *m));
+	for (const char *const *m = facts_on_step_end(1); *m && !withheld; m++)
+		if (json_object_get(r->metrics, *m))
+			json_object_set(end, *m, json_object_get(r->metrics, *m));
+	if (withheld && json_object_get(r->metrics, "median_us"))
+		json_object_set_new(end, "timing_withheld",
+				    json_string(withheld));
+	if (r->phases) /* where the step's time went (event.h) */
+		json_object_set(end, "phases", r->phases);
+	if (c->out.len)
+		json_object_set_new(end, "program_output",
+				    json_string(strbuf_str(&c->out)));
+	return end;
+}
 
+/* Phase steps: one step, from step_begin to step_end. */
+static void run_step(struct grade_run *run, size_t i)
+{
+	const struct step_build *b = &run->builds[i];
+	const struct step_spec *s = b->step;
+	emit(run->sink, run->arg, event_step_begin(s->id, s->title, s->file));
+	struct step_outcome r;
+	outcome_init(&r, s->id, run->copy_gbps, run->sink, run->arg);
+	outcome_add_static(&r, b->resources, b->ptx);
+	struct child c = CHILD_INIT;
+	struct step_verdict v = {.summary = "", .end_facts = json_object()};
+	judge_step(run, i, &r, &c, &v);
+	emit(run->sink, run->arg, step_end_event(run, i, &r, &c, &v));
+	run->passed += !strcmp(v.verdict, "pass");
+	run->not_graded += !strcmp(v.verdict, "not_graded");
+	run->failed += strcmp(v.verdict, "pass") &&
+		       strcmp(v.verdict, "not_graded");
+	json_decref(v.end_facts);
+	child_release(&c);
+	outcome_release(&r);
+}
+
+/* Phase extras (bench): the vendor library, the sweep. */
+static void run_extras(struct grade_run *run)
+{
+	const struct grade_opts *o = run->o;
+	if (!o->bench || !run->have_device)
+		return;
+	if (run->lab.vendor_source && !run->toolkit_lacks)
+		run_vendor(o, run->gpu_uuid, &run->lab, &run->env,
+			   run->copy_gbps, run->sink, run->arg);
+	if (run->lab.sweep_define)
+		run_sweep(o, run->sb, run->gpu_uuid, &run->env, &run->lab,
+			  run->builds, run->count, run->copy_gbps, run->sink,
+			  run->arg);
+}
+
+/* Phase close: run_end; returns the run's exit status (grade.h). */
+static int run_close(struct grade_run *run)
+{
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	const char *verdict = failed ? "fail" : not_graded ? "not_graded" : "pass";
-	emit(sink, arg,
-	     json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:f}", "event",
-		       "run_end", "lab", lab.name, "verdict", verdict, "passed",
-		       passed, "failed", failed, "not_graded", not_graded,
-		       "total", (int)count, "seconds",
-		       (double)(t1.tv_sec - t0.tv_sec) +
-			       (t1.tv_nsec - t0.tv_nsec) / 1e9));
-	for (size_t i = 0; i < count; i++)
-		step_build_release(&builds[i]);
-	free(builds);
-	free(rejected);
-	free(beyond);
-	free(sb);
-	json_decref(device);
-	manifest_free(&lab);
-	return failed ? 1 : not_graded ? 3 : 0;
+	const char *verdict = run->failed       ? "fail"
+			      : run->not_graded ? "not_graded"
+						: "pass";
+	emit(run->sink, run->arg,
+	     event_run_end(run->lab.name, verdict, run->passed, run->failed,
+			   run->not_graded, (int)run->count,
+			   (double)(t1.tv_sec - run->t0.tv_sec) +
+				   (t1.tv_nsec - run->t0.tv_nsec) / 1e9));
+	return run->failed ? 1 : run->not_graded ? 3 : 0;
+}
+
+int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
+	      char *err, size_t errlen)
+{
+	struct grade_run run;
+	memset(&run, 0, sizeof(run));
+	run.o = o;
+	run.sink = sink;
+	run.arg = arg;
+	run.err = err;
+	run.errlen = errlen;
+	int rc = run_open(&run);
+	if (rc == 0)
+		rc = run_device(&run);
+	if (rc == 0)
+		rc = run_build(&run);
+	if (rc == 0 && !o->build_only) {
+		for (size_t i = 0; i < run.count; i++)
+			run_step(&run, i);
+		run_extras(&run);
+		rc = run_close(&run);
+	}
+	run_release(&run);
+	return rc;
 }

@@ -1,5 +1,6 @@
 /* gradebook — exporters of a graded class; see gradebook.h. */
 #include "gradebook.h"
+#include "jsonl.h"
 #include "classbook.h"
 #include "fsutil.h"
 
@@ -11,29 +12,63 @@
 #include <time.h>
 #include <unistd.h>
 
+/* gradebook_last_event's reader: keeps the last event of a kind. */
+struct last_of {
+	const char *kind;
+	json_t *last;
+};
+
+static void keep_last(void *arg, json_t *ev)
+{
+	struct last_of *l = arg;
+	const char *k = json_string_value(json_object_get(ev, "event"));
+	if (k && !strcmp(k, l->kind)) {
+		json_decref(l->last);
+		l->last = json_incref(ev);
+	}
+}
+
 json_t *gradebook_last_event(const char *path, const char *kind)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return NULL;
-	json_t *last = NULL;
-	char *line = NULL;
-	size_t cap = 0;
-	while (getline(&line, &cap, f) > 0) {
-		if (line[0] != '{')
-			continue;
-		json_t *ev = json_loads(line, 0, NULL);
-		const char *k = json_string_value(json_object_get(ev, "event"));
-		if (k && !strcmp(k, kind)) {
-			json_decref(last);
-			last = ev;
-		} else {
-			json_decref(ev);
-		}
-	}
-	free(line);
+	struct last_of l = {kind, NULL};
+	struct jsonl_reader r = JSONL_READER_INIT;
+	r.on_value = keep_last;
+	r.arg = &l;
+	jsonl_read_file(&r, f);
+	jsonl_release(&r);
 	fclose(f);
-	return last;
+	return l.last;
+}
+
+/* load_steps' reader: what one results file says, step by step. */
+struct results_file {
+	json_t *steps, *checks;
+	int *finished, *unsandboxed;
+};
+
+static void results_line(void *arg, json_t *ev)
+{
+	struct results_file *rf = arg;
+	const char *k = json_string_value(json_object_get(ev, "event"));
+	const char *step = json_string_value(json_object_get(ev, "step"));
+	if (k && step && !strcmp(k, "check")) {
+		json_t *list = json_object_get(rf->checks, step);
+		if (!list)
+			json_object_set_new(rf->checks, step, list = json_array());
+		json_array_append(list, ev);
+	} else if (k && step && !strcmp(k, "step_end")) {
+		json_t *c = json_object_get(rf->checks, step);
+		json_object_set(ev, "checks", c ? c : json_array());
+		json_object_set(rf->steps, step, ev);
+	} else if (k && !strcmp(k, "run_end")) {
+		*rf->finished = 1;
+	} else if (k && !strcmp(k, "sandbox") &&
+		   json_is_true(json_object_get(ev, "unsandboxed"))) {
+		*rf->unsandboxed = 1; /* grade.h: SANDBOX_OFF */
+	}
 }
 
 /* Per (student, lab): step id -> step_end event, plus its checks. */
@@ -44,35 +79,13 @@ static json_t *load_steps(const char *path, int *finished, int *unsandboxed)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return steps;
-	char *line = NULL;
-	size_t cap = 0;
-	json_t *checks = json_object();
-	while (getline(&line, &cap, f) > 0) {
-		if (line[0] != '{')
-			continue;
-		json_t *ev = json_loads(line, 0, NULL);
-		const char *k = json_string_value(json_object_get(ev, "event"));
-		const char *step = json_string_value(json_object_get(ev, "step"));
-		if (k && step && !strcmp(k, "check")) {
-			json_t *list = json_object_get(checks, step);
-			if (!list)
-				json_object_set_new(checks, step,
-						    list = json_array());
-			json_array_append(list, ev);
-		} else if (k && step && !strcmp(k, "step_end")) {
-			json_t *c = json_object_get(checks, step);
-			json_object_set(ev, "checks", c ? c : json_array());
-			json_object_set(steps, step, ev);
-		} else if (k && !strcmp(k, "run_end")) {
-			*finished = 1;
-		} else if (k && !strcmp(k, "sandbox") &&
-			   json_is_true(json_object_get(ev, "unsandboxed"))) {
-			*unsandboxed = 1; /* grade.h: SANDBOX_OFF */
-		}
-		json_decref(ev);
-	}
-	json_decref(checks);
-	free(line);
+	struct results_file rf = {steps, json_object(), finished, unsandboxed};
+	struct jsonl_reader r = JSONL_READER_INIT;
+	r.on_value = results_line;
+	r.arg = &rf;
+	jsonl_read_file(&r, f);
+	jsonl_release(&r);
+	json_decref(rf.checks);
 	fclose(f);
 	return steps;
 }

@@ -11,11 +11,12 @@
 #include "classbook.h"
 #include "device.h"
 #include "explain.h"
+#include "jsonl.h"
 #include "gradebook.h"
 #include "grade.h"
 #include "manifest.h"
 #include "paths.h"
-#include "metric.h"
+#include "facts.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
@@ -48,9 +49,12 @@ static const char usage[] =
 	"              bars (pct_of_reference) are relative to; --into DIR keeps\n"
 	"              them in DIR/KEY.json (the tree's calibration/ folder)\n"
 	"              instead of the state folder\n"
-	"  list        the labs in workshop order, with your progress\n"
+	"  list        the labs in workshop order, with your progress; --json:\n"
+	"              the validated manifests (steps, titles, files, checks)\n"
+	"              with progress, what run.py reads instead of lab.json\n"
 	"  device      this machine's GPU and its measured copy bandwidth\n"
-	"  paths       where this grader compiles and keeps state (JSON)\n"
+	"  paths [LAB] where this grader compiles and keeps state, and the\n"
+	"              state folder's files (of LAB too), as JSON\n"
 	"  report [FILE|-] [--verbose] [--color|--no-color]\n"
 	"              print a saved or streamed event file (JSON lines) as\n"
 	"              `test` prints it; exit status that of the run it records\n"
@@ -209,6 +213,27 @@ fail:
  * the run's own (run_end: 0 pass, 1 fail, 3 not graded); 4 when the stream
  * ended without a run_end (the run was cut short).
  */
+/* cmd_report's reader: every event to the text report; the exit status
+ * from run_end's verdict (4 when there is none). */
+struct report_file {
+	struct report *r;
+	int rc;
+};
+
+static void report_line(void *arg, json_t *ev)
+{
+	struct report_file *rf = arg;
+	const char *k = json_string_value(json_object_get(ev, "event"));
+	if (!k)
+		return;
+	if (!strcmp(k, "run_end")) {
+		const char *v = event_str(ev, "verdict");
+		rf->rc = !strcmp(v, "pass") ? 0 : !strcmp(v, "fail") ? 1
+			 : !strcmp(v, "not_graded") ? 3 : 4;
+	}
+	report_text(rf->r, ev);
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	const char *path = "-";
@@ -237,27 +262,16 @@ static int cmd_report(int argc, char **argv)
 	}
 	struct report r;
 	report_init(&r, stdout, color, verbose);
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = 4;
-	while (getline(&line, &cap, f) > 0) {
-		json_t *ev = line[0] == '{' ? json_loads(line, 0, NULL) : NULL;
-		const char *k = json_string_value(json_object_get(ev, "event"));
-		if (k) {
-			if (!strcmp(k, "run_end")) {
-				const char *v = event_str(ev, "verdict");
-				rc = !strcmp(v, "pass") ? 0 : !strcmp(v, "fail") ? 1
-				     : !strcmp(v, "not_graded") ? 3 : 4;
-			}
-			report_text(&r, ev);
-		}
-		json_decref(ev);
-	}
-	free(line);
+	struct report_file rf = {&r, 4};
+	struct jsonl_reader lines = JSONL_READER_INIT;
+	lines.on_value = report_line;
+	lines.arg = &rf;
+	jsonl_read_file(&lines, f);
+	jsonl_release(&lines);
 	if (f != stdin)
 		fclose(f);
 	report_release(&r);
-	return rc;
+	return rf.rc;
 }
 
 /* classbook: the class view's data (classbook.h) as one JSON document, for
@@ -313,6 +327,49 @@ static int cmd_classbook(int argc, char **argv)
 	return 0;
 }
 
+/* paths [LAB]: where this grader compiles and keeps state, and the state
+ * folder's files (results.h), so that no front end rebuilds their names. */
+static int cmd_paths(const char *root, const struct paths *where, int argc,
+		     char **argv)
+{
+	if (argc > 1 || (argc == 1 && argv[0][0] == '-'))
+		return argc == 1 && !strcmp(argv[0], "--help")
+			       ? (fputs("usage: cudalab-grader paths [LAB]\n",
+					stdout), 0)
+			       : usage_error("paths takes one LAB at most, got "
+					     "%s", argv[argc - 1]);
+	const char *lab = argc ? argv[0] : NULL;
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "root", root, "bin",
+			      where->bin, "build", where->build, "state",
+			      where->state);
+	static const struct {
+		const char *key;
+		enum results_file which;
+		int per_lab;
+	} files[] = {{"runs", RESULTS_RUNS, 0},
+		     {"results", RESULTS_LABS, 0},
+		     {"history", RESULTS_HISTORY, 0},
+		     {"last_run", RESULTS_LAST_RUN, 1},
+		     {"lab_results", RESULTS_LAB, 1}};
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		char path[PATH_MAX + 300];
+		if (files[k].per_lab && !lab)
+			continue;
+		if (results_path(path, sizeof(path), where->state,
+				 files[k].which, lab) < 0) {
+			json_decref(j);
+			fprintf(stderr, "cudalab-grader: a path under %s is too "
+				"long\n", where->state);
+			return 4;
+		}
+		json_object_set_new(j, files[k].key, json_string(path));
+	}
+	json_dumpf(j, stdout, 0);
+	printf("\n");
+	json_decref(j);
+	return 0;
+}
+
 static void default_root(char *out, size_t len)
 {
 	char exe[PATH_MAX];
@@ -362,8 +419,8 @@ static int cmd_list(const char *root, const char *state, int as_json)
 	json_t *all = json_array();
 	for (size_t i = 0; i < n; i++) {
 		char rpath[PATH_MAX + 300];
-		snprintf(rpath, sizeof(rpath), "%s/results/%s.json", state,
-			 labs[i].name);
+		results_path(rpath, sizeof(rpath), state, RESULTS_LAB,
+			     labs[i].name);
 		json_t *res = json_load_file(rpath, 0, NULL);
 		json_t *steps = json_object_get(res, "steps");
 		int passed = 0;
@@ -375,8 +432,8 @@ static int cmd_list(const char *root, const char *state, int as_json)
 			const struct step_spec *sp = &labs[i].steps[k];
 			json_t *checks = json_array();
 			for (size_t c = 0; c < sp->nchecks; c++) {
-				const struct metric_info *m =
-					metric_find(sp->checks[c].metric);
+				const struct fact_info *m =
+					fact_find(sp->checks[c].metric);
 				json_array_append_new(
 					checks,
 					json_pack("{s:s, s:s, s:f, s:s, s:s, s:s}",
@@ -451,6 +508,171 @@ static void on_fatal_signal(int sig)
 	raise(sig);
 }
 
+/* What a test/bench/device/explain/calibrate command line asked for. */
+struct run_cli {
+	const char *cmd;
+	struct grade_opts o;
+	struct explain_opts eo;
+	int calibrating, as_json, verbose, fresh, no_save, color;
+	char solutions[PATH_MAX + 320];
+};
+
+/* The options of a run command, from argv[i]; -1 when the caller is to
+ * return *rc (help, a usage error). */
+static int parse_run_options(struct run_cli *cli, int i, int argc,
+			     char **argv, int *rc)
+{
+	struct grade_opts *op = &cli->o;
+	const char *cmd = cli->cmd;
+	int calibrating = cli->calibrating;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			*rc = 0;
+			return -1;
+		} else if (!strcmp(a, "--json")) {
+			cli->as_json = 1;
+		} else if (!strcmp(a, "--verbose")) {
+			cli->verbose = 1;
+		} else if (!strcmp(a, "--color")) {
+			cli->color = 1;
+		} else if (!strcmp(a, "--no-color")) {
+			cli->color = 0;
+		} else if (!strcmp(a, "--fresh")) {
+			cli->fresh = 1;
+		} else if (!strcmp(a, "--sandbox")) {
+			op->sandbox = SANDBOX_REQUIRED;
+		} else if (!strcmp(a, "--unsandboxed")) {
+			op->sandbox = SANDBOX_OFF;
+		} else if (!strcmp(a, "--build-only")) {
+			op->build_only = 1;
+		} else if (!strcmp(a, "--no-save")) {
+			cli->no_save = 1;
+		} else if (calibrating && !strcmp(a, "--bench")) {
+			op->bench = 1;
+		} else if (calibrating && !strcmp(a, "--into")) {
+			if (!v || !*v)
+				return *rc = usage_error("%s needs a folder", a), -1;
+			op->calibrate_into = v;
+			i++;
+		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--no-counters")) {
+			cli->eo.no_counters = 1;
+		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--plot")) {
+			if (!v || !*v)
+				return *rc = usage_error("%s needs a file name", a), -1;
+			cli->eo.plot = v;
+			i++;
+		} else if (!strcmp(a, "--step") || !strcmp(a, "--src") ||
+			   !strcmp(a, "--seed") || !strcmp(a, "--time-limit") ||
+			   !strcmp(a, "--jobs")) {
+			if (!v)
+				return *rc = usage_error("%s needs a value", a), -1;
+			char *end;
+			if (!strcmp(a, "--step"))
+				op->step = v;
+			else if (!strcmp(a, "--src"))
+				op->src_dir = v;
+			else if (!strcmp(a, "--seed")) {
+				strtoull(v, &end, 0);
+				if (*end || !*v)
+					return *rc = usage_error("--seed needs a number, not \"%s\"", v), -1;
+				op->seed = v;
+			} else if (!strcmp(a, "--time-limit")) {
+				op->time_limit_s = strtod(v, &end);
+				if (*end || op->time_limit_s <= 0)
+					return *rc = usage_error("--time-limit needs seconds > 0, not \"%s\"", v), -1;
+			} else {
+				op->jobs = (int)strtol(v, &end, 10);
+				if (*end || op->jobs < 1)
+					return *rc = usage_error("--jobs needs a number >= 1, not \"%s\"", v), -1;
+			}
+			i++;
+		} else if (a[0] == '-') {
+			return *rc = usage_error("unknown option %s", a), -1;
+		} else if (!op->lab && strcmp(cmd, "device")) {
+			op->lab = a;
+		} else {
+			return *rc = usage_error("unexpected argument \"%s\"", a), -1;
+		}
+	}
+
+	return 0;
+}
+
+/* `device`: this machine's GPU and its copy bandwidth. */
+static int cmd_device(const struct run_cli *cli, const char *bin,
+		      const char *state_dir)
+{
+	char err[4096] = "";
+	char probe[PATH_MAX + 16];
+	snprintf(probe, sizeof(probe), "%s/devprobe", bin);
+	json_t *dev = cli->o.pretend_no_device
+			      ? event_no_device("CUDALAB_NO_DEVICE is set")
+			      : device_probe(probe, state_dir, cli->fresh, err,
+					     sizeof(err));
+	if (!dev) {
+		fprintf(stderr, "cudalab-grader: %s\n", err);
+		return 4;
+	}
+	if (cli->as_json) {
+		event_write(stdout, dev);
+	} else {
+		struct report r;
+		report_init(&r, stdout, cli->color, cli->verbose);
+		report_text(&r, dev);
+		report_release(&r);
+	}
+	int available = json_is_true(json_object_get(dev, "available"));
+	json_decref(dev);
+	return available ? 0 : 3;
+}
+
+/* test, bench, calibrate, explain: grade (or explain) the lab, report,
+ * keep the results. */
+static int cmd_run(struct run_cli *cli, const char *root,
+		   const char *state_dir)
+{
+	struct grade_opts *op = &cli->o;
+	const char *cmd = cli->cmd;
+	char err[4096] = "";
+	if (!op->lab)
+		return usage_error("%s needs a lab name (see `list`)", cmd);
+	if (cli->calibrating) {
+		if (op->src_dir || op->step)
+			return usage_error("%s times the reference solutions of "
+					   "every step: no --src or --step",
+					   cmd);
+		snprintf(cli->solutions, sizeof(cli->solutions),
+			 "%s/solutions/%s", root, op->lab);
+		op->src_dir = cli->solutions;
+	}
+	struct report r;
+	report_init(&r, stdout, cli->color, cli->verbose);
+	if (!strcmp(cmd, "explain")) {
+		int erc = explain_lab(op, &cli->eo,
+				      cli->as_json ? report_json : report_text,
+				      &r, err, sizeof(err));
+		if (erc < 0)
+			fprintf(stderr, "cudalab-grader: %s\n", err);
+		report_release(&r);
+		return erc == -2 ? 2 : erc < 0 ? 4 : erc;
+	}
+	int rc = grade_lab(op, cli->as_json ? report_json : report_text, &r, err,
+			   sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "cudalab-grader: %s\n", err);
+		report_release(&r);
+		return rc == -2 ? 2 : 4;
+	}
+	if (!cli->no_save && !op->build_only &&
+	    results_save(state_dir, r.log, err, sizeof(err)) < 0)
+		fprintf(stderr, "cudalab-grader: warning: %s\n", err);
+	report_release(&r);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
@@ -492,15 +714,8 @@ int main(int argc, char **argv)
 	 * cache */
 	setenv("CUDALAB_BUILD", where.build, 1);
 	const char *build_dir = where.build, *state_dir = where.state;
-	if (!strcmp(cmd, "paths")) {
-		json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "root", root, "bin",
-				      where.bin, "build", build_dir, "state",
-				      state_dir);
-		json_dumpf(j, stdout, 0);
-		printf("\n");
-		json_decref(j);
-		return 0;
-	}
+	if (!strcmp(cmd, "paths"))
+		return cmd_paths(root, &where, argc - i, argv + i);
 
 	if (!strcmp(cmd, "list")) {
 		int as_json = 0;
@@ -526,156 +741,33 @@ int main(int argc, char **argv)
 	    strcmp(cmd, "calibrate"))
 		return usage_error("unknown command \"%s\"", cmd);
 
-	struct grade_opts o = {.root = root, .build_dir = build_dir,
-			       .state_dir = state_dir, .bin_dir = where.bin,
-			       .bench = !strcmp(cmd, "bench")};
-	int calibrating = !strcmp(cmd, "calibrate");
-	char solutions[PATH_MAX + 320];
-	if (calibrating)
-		o.calibrate_into = state_dir;
+	static struct run_cli cli;
+	cli.cmd = cmd;
+	cli.o = (struct grade_opts){.root = root, .build_dir = build_dir,
+				    .state_dir = state_dir, .bin_dir = where.bin,
+				    .bench = !strcmp(cmd, "bench")};
+	cli.calibrating = !strcmp(cmd, "calibrate");
+	if (cli.calibrating)
+		cli.o.calibrate_into = state_dir;
 	const char *arch = getenv("CUDALAB_ARCH");
-	o.arch_fallback = arch && *arch ? arch : "sm_90";
-	if (cc_from_arch(o.arch_fallback) < 0 || strncmp(o.arch_fallback, "sm_", 3))
+	cli.o.arch_fallback = arch && *arch ? arch : "sm_90";
+	if (cc_from_arch(cli.o.arch_fallback) < 0 ||
+	    strncmp(cli.o.arch_fallback, "sm_", 3))
 		return usage_error("CUDALAB_ARCH must name a GPU arch like "
-				   "sm_75 or sm_120, not \"%s\"", o.arch_fallback);
+				   "sm_75 or sm_120, not \"%s\"",
+				   cli.o.arch_fallback);
 	const char *facts = getenv("CUDALAB_DEVICE_FACTS");
-	o.device_facts = facts && *facts ? facts : NULL;
+	cli.o.device_facts = facts && *facts ? facts : NULL;
 	const char *nodev = getenv("CUDALAB_NO_DEVICE");
-	o.pretend_no_device = nodev && *nodev && strcmp(nodev, "0");
+	cli.o.pretend_no_device = nodev && *nodev && strcmp(nodev, "0");
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	o.jobs = ncpu > 0 ? (int)ncpu : 2;
-	int as_json = 0, verbose = 0, fresh = 0, no_save = 0;
-	struct explain_opts eo = {.plot = NULL};
-	int color = isatty(1) && !getenv("NO_COLOR");
-
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help")) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--json")) {
-			as_json = 1;
-		} else if (!strcmp(a, "--verbose")) {
-			verbose = 1;
-		} else if (!strcmp(a, "--color")) {
-			color = 1;
-		} else if (!strcmp(a, "--no-color")) {
-			color = 0;
-		} else if (!strcmp(a, "--fresh")) {
-			fresh = 1;
-		} else if (!strcmp(a, "--sandbox")) {
-			o.sandbox = SANDBOX_REQUIRED;
-		} else if (!strcmp(a, "--unsandboxed")) {
-			o.sandbox = SANDBOX_OFF;
-		} else if (!strcmp(a, "--build-only")) {
-			o.build_only = 1;
-		} else if (!strcmp(a, "--no-save")) {
-			no_save = 1;
-		} else if (calibrating && !strcmp(a, "--bench")) {
-			o.bench = 1;
-		} else if (calibrating && !strcmp(a, "--into")) {
-			if (!v || !*v)
-				return usage_error("%s needs a folder", a);
-			o.calibrate_into = v;
-			i++;
-		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--no-counters")) {
-			eo.no_counters = 1;
-		} else if (!strcmp(cmd, "explain") && !strcmp(a, "--plot")) {
-			if (!v || !*v)
-				return usage_error("%s needs a file name", a);
-			eo.plot = v;
-			i++;
-		} else if (!strcmp(a, "--step") || !strcmp(a, "--src") ||
-			   !strcmp(a, "--seed") || !strcmp(a, "--time-limit") ||
-			   !strcmp(a, "--jobs")) {
-			if (!v)
-				return usage_error("%s needs a value", a);
-			char *end;
-			if (!strcmp(a, "--step"))
-				o.step = v;
-			else if (!strcmp(a, "--src"))
-				o.src_dir = v;
-			else if (!strcmp(a, "--seed")) {
-				strtoull(v, &end, 0);
-				if (*end || !*v)
-					return usage_error("--seed needs a number, not \"%s\"", v);
-				o.seed = v;
-			} else if (!strcmp(a, "--time-limit")) {
-				o.time_limit_s = strtod(v, &end);
-				if (*end || o.time_limit_s <= 0)
-					return usage_error("--time-limit needs seconds > 0, not \"%s\"", v);
-			} else {
-				o.jobs = (int)strtol(v, &end, 10);
-				if (*end || o.jobs < 1)
-					return usage_error("--jobs needs a number >= 1, not \"%s\"", v);
-			}
-			i++;
-		} else if (a[0] == '-') {
-			return usage_error("unknown option %s", a);
-		} else if (!o.lab && strcmp(cmd, "device")) {
-			o.lab = a;
-		} else {
-			return usage_error("unexpected argument \"%s\"", a);
-		}
-	}
-
-	char err[4096] = "";
-	if (!strcmp(cmd, "device")) {
-		char probe[PATH_MAX + 16];
-		snprintf(probe, sizeof(probe), "%s/devprobe", where.bin);
-		json_t *dev = o.pretend_no_device
-				      ? json_pack("{s:s, s:b, s:s}", "event", "device",
-						  "available", 0, "reason",
-						  "CUDALAB_NO_DEVICE is set")
-				      : device_probe(probe, state_dir, fresh, err,
-						     sizeof(err));
-		if (!dev) {
-			fprintf(stderr, "cudalab-grader: %s\n", err);
-			return 4;
-		}
-		if (as_json) {
-			event_write(stdout, dev);
-		} else {
-			struct report r;
-			report_init(&r, stdout, color, verbose);
-			report_text(&r, dev);
-			report_release(&r);
-		}
-		int available = json_is_true(json_object_get(dev, "available"));
-		json_decref(dev);
-		return available ? 0 : 3;
-	}
-	if (!o.lab)
-		return usage_error("%s needs a lab name (see `list`)", cmd);
-	if (calibrating) {
-		if (o.src_dir || o.step)
-			return usage_error("%s times the reference solutions of "
-					   "every step: no --src or --step",
-					   cmd);
-		snprintf(solutions, sizeof(solutions), "%s/solutions/%s", root,
-			 o.lab);
-		o.src_dir = solutions;
-	}
-
-	if (!strcmp(cmd, "explain")) {
-		int erc = explain_lab(&o, &eo, stdout, err, sizeof(err));
-		if (erc < 0)
-			fprintf(stderr, "cudalab-grader: %s\n", err);
-		return erc == -2 ? 2 : erc < 0 ? 4 : erc;
-	}
-	struct report r;
-	report_init(&r, stdout, color, verbose);
-	int rc = grade_lab(&o, as_json ? report_json : report_text, &r, err,
-			   sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, "cudalab-grader: %s\n", err);
-		report_release(&r);
-		return rc == -2 ? 2 : 4;
-	}
-	if (!no_save && !o.build_only &&
-	    results_save(state_dir, r.log, err, sizeof(err)) < 0)
-		fprintf(stderr, "cudalab-grader: warning: %s\n", err);
-	report_release(&r);
-	return rc;
+	cli.o.jobs = ncpu > 0 ? (int)ncpu : 2;
+	cli.eo = (struct explain_opts){.plot = NULL};
+	cli.color = isatty(1) && !getenv("NO_COLOR");
+	int rc;
+	if (parse_run_options(&cli, i, argc, argv, &rc) < 0)
+		return rc;
+	if (!strcmp(cmd, "device"))
+		return cmd_device(&cli, where.bin, state_dir);
+	return cmd_run(&cli, root, state_dir);
 }

@@ -1,5 +1,7 @@
 #include "profiler.h"
 #include "gpulock.h"
+#include "jsonl.h"
+#include "strvec.h"
 #include "device.h"
 #include "sandbox.h"
 #include "runner.h"
@@ -8,6 +10,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,21 +412,25 @@ int profile_parse_csv(const char *csv, struct profile_result *out)
 	return out->kernels;
 }
 
+static void case_n(void *arg, json_t *ev)
+{
+	const char *kind = json_string_value(json_object_get(ev, "event"));
+	if (kind && !strcmp(kind, "case"))
+		*(double *)arg = json_number_value(json_object_get(ev, "n"));
+}
+
 /* The n of the last "case" event the harness wrote to its result fd. */
 static double case_elements(const char *events)
 {
 	double n = 0;
-	const char *p = events;
-	while (p && *p) {
-		const char *end = strchr(p, '\n');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		json_t *ev = json_loadb(p, len, 0, NULL);
-		const char *kind = json_string_value(json_object_get(ev, "event"));
-		if (kind && !strcmp(kind, "case"))
-			n = json_number_value(json_object_get(ev, "n"));
-		json_decref(ev);
-		p = end ? end + 1 : NULL;
+	struct jsonl_reader r = JSONL_READER_INIT;
+	r.on_value = case_n;
+	r.arg = &n;
+	if (events) {
+		jsonl_feed(&r, events, strlen(events));
+		jsonl_finish(&r);
 	}
+	jsonl_release(&r);
 	return n;
 }
 
@@ -539,10 +546,8 @@ static int run_tool_on_step(struct sandbox *sb, const char *box_parent,
 			    struct strbuf *report, size_t limit, char *why,
 			    size_t whylen)
 {
-	const char *step_argv[24];
-	int ns = 0;
-	for (; step_argv_in[ns] && ns < 20; ns++)
-		step_argv[ns] = step_argv_in[ns];
+	struct strvec step_argv = STRVEC_INIT;
+	strvec_pushv(&step_argv, step_argv_in);
 	int lock_fd = -1, passed = 0;
 	if (exclusive && gpu_uuid) {
 		char err[256];
@@ -556,16 +561,15 @@ static int run_tool_on_step(struct sandbox *sb, const char *box_parent,
 		lock_fd = device_lock_pass(c, gpu_uuid);
 		passed = lock_fd >= 0;
 	}
-	if (passed) {
-		step_argv[ns++] = "--gpu-lock-fd";
-		step_argv[ns++] = DEVICE_LOCK_FD_ARG;
-	}
-	step_argv[ns] = NULL;
+	if (passed)
+		strvec_pushl(&step_argv, "--gpu-lock-fd", DEVICE_LOCK_FD_ARG,
+			     NULL);
 	int rc = run_tool_locked(sb, box_parent, tool_argv, report_idx, name,
-				 step_argv, passed, limit_s, c, report,
-				 limit, why, whylen);
+				 strvec_argv(&step_argv), passed, limit_s, c,
+				 report, limit, why, whylen);
 	if (lock_fd >= 0)
 		close(lock_fd); /* releases whatever it held */
+	strvec_clear(&step_argv);
 	return rc;
 }
 
@@ -782,4 +786,122 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 	strbuf_release(&report);
 	child_release(&c);
 	strbuf_release(&metrics);
+}
+
+/* --- the counter facts (common/facts.h) -------------------------------- */
+
+#define HAVE(m) (pr->have[m])
+#define V(m) (pr->value[m])
+
+const char *profile_occupancy_limiter(const struct profile_result *pr)
+{
+	if (HAVE(PM_WAVES) && V(PM_WAVES) < 1)
+		return "grid"; /* fewer blocks than the GPU holds at once */
+	if (!HAVE(PM_OCC_THEORETICAL) || V(PM_OCC_THEORETICAL) >= 99.9)
+		return "none";
+	static const struct {
+		enum pm_metric m;
+		const char *name;
+	} limits[] = {{PM_LIMIT_REGISTERS, "registers"},
+		      {PM_LIMIT_SHARED, "shared_memory"},
+		      {PM_LIMIT_WARPS, "block_size"},
+		      {PM_LIMIT_BLOCKS, "blocks_per_sm"}};
+	const char *name = "none";
+	double least = INFINITY;
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (HAVE(limits[i].m) && V(limits[i].m) < least)
+			least = V(limits[i].m), name = limits[i].name;
+	return name;
+}
+
+double profile_flops(const struct profile_result *pr, int fp64)
+{
+	if (fp64)
+		return 2 * V(PM_DFMA) + V(PM_DADD) + V(PM_DMUL);
+	return 2 * (V(PM_FFMA) + V(PM_HFMA)) + V(PM_FADD) + V(PM_FMUL) +
+	       V(PM_HADD) + V(PM_HMUL);
+}
+
+static void set(json_t *facts, const char *name, double v)
+{
+	json_object_set_new(facts, name, json_real(v));
+}
+
+/* DRAM, occupancy, sectors per request, caches: explain's set. */
+static void memory_facts(const struct profile_result *pr, double n,
+			 double copy_gbps, json_t *facts)
+{
+	double dram = V(PM_DRAM_READ) + V(PM_DRAM_WRITE);
+	double secs = V(PM_DURATION);
+	if (HAVE(PM_DRAM_PCT)) {
+		set(facts, "dram_pct", V(PM_DRAM_PCT));
+		if (HAVE(PM_DRAM_READ) && HAVE(PM_DRAM_WRITE) && n > 0)
+			set(facts, "dram_bytes_per_element", dram / n);
+		if (HAVE(PM_DURATION) && secs > 0 && copy_gbps > 0)
+			set(facts, "dram_pct_of_copy",
+			    100 * dram / secs / 1e9 / copy_gbps);
+	}
+	if (HAVE(PM_OCC_ACHIEVED)) {
+		set(facts, "achieved_occupancy_pct", V(PM_OCC_ACHIEVED));
+		json_object_set_new(facts, "occupancy_limiter",
+				    json_string(profile_occupancy_limiter(pr)));
+		if (HAVE(PM_OCC_THEORETICAL))
+			set(facts, "occupancy_pct", V(PM_OCC_THEORETICAL));
+		if (HAVE(PM_WAVES))
+			set(facts, "waves", V(PM_WAVES));
+	}
+	if (HAVE(PM_LD_SECTORS) && HAVE(PM_LD_REQUESTS) && V(PM_LD_REQUESTS) > 0)
+		set(facts, "load_sectors_per_request",
+		    V(PM_LD_SECTORS) / V(PM_LD_REQUESTS));
+	if (HAVE(PM_ST_SECTORS) && HAVE(PM_ST_REQUESTS) && V(PM_ST_REQUESTS) > 0)
+		set(facts, "store_sectors_per_request",
+		    V(PM_ST_SECTORS) / V(PM_ST_REQUESTS));
+	if (HAVE(PM_L1_HIT) && HAVE(PM_L2_HIT)) {
+		set(facts, "l1_hit_pct", V(PM_L1_HIT));
+		set(facts, "l2_hit_pct", V(PM_L2_HIT));
+	}
+	double f32 = profile_flops(pr, 0), f64 = profile_flops(pr, 1);
+	double work = f64 > f32 ? f64 : f32;
+	if (HAVE(PM_FFMA) && HAVE(PM_DFMA) && work > 0 && dram > 0)
+		set(facts, "flops_per_byte", work / dram);
+}
+
+/* Stall reasons as shares of the stalled warp-cycles ("selected" is the
+ * cycle a warp issues: not a stall), and the largest. */
+static void stall_facts(const struct profile_result *pr, json_t *facts)
+{
+	double total = 0, top = -1;
+	int top_i = -1;
+	for (int i = 0; i < PM_NSTALLS; i++)
+		if (HAVE(PM_STALL_FIRST + i) &&
+		    strcmp(pm_stall_reason(i), "selected"))
+			total += V(PM_STALL_FIRST + i);
+	if (total <= 0)
+		return;
+	for (int i = 0; i < PM_NSTALLS; i++) {
+		if (!HAVE(PM_STALL_FIRST + i) ||
+		    !strcmp(pm_stall_reason(i), "selected"))
+			continue;
+		char name[64];
+		snprintf(name, sizeof(name), "stall_%s_pct", pm_stall_reason(i));
+		set(facts, name, 100 * V(PM_STALL_FIRST + i) / total);
+		if (V(PM_STALL_FIRST + i) > top)
+			top = V(PM_STALL_FIRST + i), top_i = i;
+	}
+	json_object_set_new(facts, "top_stall",
+			    json_string(pm_stall_reason(top_i)));
+}
+
+void profile_facts(const struct profile_result *pr, double n,
+		   double copy_gbps, json_t *facts)
+{
+	if (!pr->measured)
+		return;
+	if (HAVE(PM_WARP_INST) && n > 0)
+		set(facts, "inst_per_element", V(PM_WARP_INST) * 32 / n);
+	if (HAVE(PM_CONFLICTS_LD) && HAVE(PM_CONFLICTS_ST) && n > 0)
+		set(facts, "bank_conflicts_per_element",
+		    (V(PM_CONFLICTS_LD) + V(PM_CONFLICTS_ST)) / n);
+	memory_facts(pr, n, copy_gbps, facts);
+	stall_facts(pr, facts);
 }

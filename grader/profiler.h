@@ -155,4 +155,24 @@ int profile_parse_csv(const char *csv, struct profile_result *out);
 /* Multiplier from unit (as ncu prints it) to base units; 1 if plain. */
 double profile_unit_scale(const char *unit);
 
+/*
+ * The step facts (common/facts.h) a profiler run measured, into facts (a
+ * JSON object): the one derivation of every counter fact, for the checks
+ * (grade.c) and for explain alike. n: the elements of the profiled case
+ * (the harness's timed n, or pr->elements); copy_gbps: the GPU's measured
+ * copy bandwidth (0: unknown). A figure ncu did not report sets no fact:
+ * it is never estimated. Nothing when pr->measured is 0.
+ */
+#include <jansson.h>
+void profile_facts(const struct profile_result *pr, double n,
+		   double copy_gbps, json_t *facts);
+
+/* What caps the blocks per SM (the fact occupancy_limiter): "grid",
+ * "registers", "shared_memory", "block_size", "blocks_per_sm" or "none". */
+const char *profile_occupancy_limiter(const struct profile_result *pr);
+
+/* Floating-point operations (FMA counted as two, as ncu's roofline does):
+ * FP64 when fp64, else FP32 and FP16 together. */
+double profile_flops(const struct profile_result *pr, int fp64);
+
 #endif

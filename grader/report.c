@@ -1,9 +1,13 @@
 #include "report.h"
+#include "facts.h"
 #include "event.h"
 
 #include <string.h>
 
 #include "demangle.h"
+#include "profiler.h"
+#include "roofline.h"
+#include "strbuf.h"
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -336,11 +340,15 @@ static void print_built(struct report *r, const char *step)
 			event_num(p, "async_copies"));
 	fprintf(r->out, " (PTX, each instruction once)\n");
 	if (r->verbose) {
-		static const char *const more[] = {"barriers", "shuffles",
-						   "rem_ops", NULL};
+		/* by their fact names (facts.h), as checks and hints say */
+		static const char *const more[] = {"ptx_barriers", "ptx_shuffles",
+						   "ptx_rem_ops", NULL};
+		json_t *facts = json_object();
+		facts_from_ptx(p, facts);
 		fprintf(r->out, "  ptx   ");
 		for (const char *const *m = more; *m; m++)
-			fprintf(r->out, " %s %.0f", *m, event_num(p, *m));
+			fprintf(r->out, " %s %.0f", *m, event_num(facts, *m));
+		json_decref(facts);
 		fprintf(r->out, "  (%s)\n", event_str(p, "ptx_file"));
 	}
 }
@@ -406,12 +414,373 @@ static void print_step_end(struct report *r, json_t *ev)
 			event_str(ev, "hint"));
 }
 
+/* --- explain (grader/explain.h): the same words explain printed itself -- */
+
+/* The kernels' resources under an explained step's heading. */
+static void explain_compiler(struct report *r, const char *step)
+{
+	json_t *res = json_object_get(json_object_get(r->built, step),
+				      "resources");
+	size_t i;
+	json_t *k;
+	json_array_foreach(json_object_get(res, "kernels"), i, k) {
+		char name[400];
+		fprintf(r->out, "  compiler  %s: %lld registers, %lld B spilled, "
+				"%lld B shared memory, %lld B stack\n",
+			demangle(event_str(k, "name"), name, sizeof(name)),
+			json_integer_value(json_object_get(k, "registers")),
+			json_integer_value(json_object_get(k, "spill_store_bytes")) +
+				json_integer_value(json_object_get(k, "spill_load_bytes")),
+			json_integer_value(json_object_get(k, "shared_bytes")),
+			json_integer_value(json_object_get(k, "stack_bytes")));
+	}
+}
+
+static void print_explain_step(struct report *r, json_t *ev)
+{
+	FILE *o = r->out;
+	const char *st = event_str(ev, "status");
+	fprintf(o, "\n%s %s — %s  (%s)\n", event_str(ev, "lab"),
+		event_str(ev, "step"), event_str(ev, "title"),
+		event_str(ev, "source"));
+	if (!strcmp(st, "rejected"))
+		fprintf(o, "  rejected  line %lld: %s\n",
+			(long long)event_num(ev, "line"), event_str(ev, "message"));
+	else if (!strcmp(st, "not_built"))
+		fprintf(o, "  not built: %s\n", event_str(ev, "message"));
+	else if (!strcmp(st, "compile_error"))
+		fprintf(o, "  does not compile: %s:%lld: %s\n",
+			event_str(ev, "error_file"), (long long)event_num(ev, "line"),
+			event_str(ev, "message"));
+	else if (!strcmp(st, "not_implemented"))
+		fprintf(o, "  not implemented: %s:%d still calls "
+			   "CUDALAB_TODO(); write the step (its section "
+			   "in labs/%s/README.md says what it must do), "
+			   "then explain it\n",
+			event_str(ev, "file"), (int)event_num(ev, "line"),
+			event_str(ev, "lab"));
+	else
+		explain_compiler(r, event_str(ev, "step"));
+}
+
+static void print_accesses(struct report *r, json_t *ev)
+{
+	FILE *o = r->out;
+	if (!json_is_true(json_object_get(ev, "shown"))) {
+		fprintf(o, "  memory    not shown: the PTX (%s) cannot be "
+			   "read\n", event_str(ev, "ptx_file"));
+		return;
+	}
+	fprintf(o, "  memory    global accesses in the PTX (static: each "
+		   "instruction once, however often it runs)\n");
+	size_t i;
+	json_t *op;
+	json_array_foreach(json_object_get(ev, "ops"), i, op) {
+		const char *kind = event_str(op, "kind");
+		fprintf(o, "    %-22s %3lldx %-5s %2lld B %-14s | %s\n",
+			event_str(op, "where"), (long long)event_num(op, "count"),
+			kind, (long long)event_num(op, "bytes"),
+			json_is_true(json_object_get(op, "nc")) ? "read-only path"
+			: !strcmp(kind, "async")		? "global->shared"
+								: "",
+			event_str(op, "code"));
+	}
+	json_t *ptx = json_object_get(json_object_get(r->built,
+						      event_str(ev, "step")),
+				      "ptx");
+	fprintf(o, "            %lld load(s), widest %lld B, %lld read-only; "
+		   "%lld store(s), widest %lld B; %lld asynchronous copies\n",
+		(long long)event_num(ptx, "global_loads"),
+		(long long)event_num(ptx, "max_load_bytes"),
+		(long long)event_num(ptx, "nc_loads"),
+		(long long)event_num(ptx, "global_stores"),
+		(long long)event_num(ptx, "max_store_bytes"),
+		(long long)event_num(ptx, "async_copies"));
+}
+
+static void print_sass(struct report *r, json_t *ev)
+{
+	if (json_is_true(json_object_get(ev, "shown")))
+		fprintf(r->out, "  sass      machine code (cuobjdump), all "
+				"paths: %s\n", event_str(ev, "summary"));
+	else
+		fprintf(r->out, "  sass      not shown: %s\n",
+			event_str(ev, "reason"));
+}
+
+/* A counter of explain's profile event by its ncu name (profiler.h). */
+#define HAVE(m) (json_object_get(counters, pm_info(m)->ncu_name) != NULL)
+#define V(m) json_number_value(json_object_get(counters, pm_info(m)->ncu_name))
+#define FACT(name) event_num(facts, name)
+
+static const char *const not_measured = "not measured (ncu reported no value)";
+
+static void print_counters(struct report *r, json_t *ev)
+{
+	FILE *out = r->out;
+	json_t *counters = json_object_get(ev, "counters");
+	json_t *facts = json_object_get(ev, "facts");
+	double n = event_num(ev, "elements");
+	int kernels = (int)event_num(ev, "kernels");
+	double copy_gbps = r->device ? event_num(r->device, "copy_gbps") : 0;
+	fprintf(out, "  counters  Nsight Compute on the timed-size case (n = "
+		     "%.0f), %d kernel launch(es)%s%s, SM clock %.2f GHz as "
+		     "found\n",
+		n, kernels, kernels > 1 ? ", longest " : "",
+		kernels > 1 ? event_str(ev, "longest") : "", V(PM_SM_HZ) / 1e9);
+	double dram = V(PM_DRAM_READ) + V(PM_DRAM_WRITE);
+	double secs = V(PM_DURATION);
+	if (HAVE(PM_DRAM_PCT)) {
+		fprintf(out, "    DRAM          %.1f %% of its peak throughput",
+			FACT("dram_pct"));
+		if (json_object_get(facts, "dram_bytes_per_element"))
+			fprintf(out, "; %.1f MB moved = %.2f B per element",
+				dram / 1e6, FACT("dram_bytes_per_element"));
+		if (json_object_get(facts, "dram_pct_of_copy")) {
+			double pct = FACT("dram_pct_of_copy");
+			fprintf(out, "; %.0f GB/s in %.1f us = %.0f %% of the "
+				     "measured copy bandwidth%s",
+				dram / secs / 1e9, secs * 1e6, pct,
+				pct >= 85 ? ": at the memory roof, only moving "
+					    "fewer bytes makes it much faster"
+					  : "");
+		}
+		fputc('\n', out);
+	} else {
+		fprintf(out, "    DRAM          %s\n", not_measured);
+	}
+	(void)copy_gbps;
+
+	if (HAVE(PM_OCC_ACHIEVED))
+		fprintf(out, "    occupancy     %.1f %% achieved, %.0f %% allowed "
+			     "by the launch; limited by: %s (blocks/SM allowed "
+			     "by registers %.0f, shared memory %.0f, block "
+			     "size %.0f, block slots %.0f); %.0f registers/"
+			     "thread, %.0f-thread blocks, %.2f waves\n",
+			FACT("achieved_occupancy_pct"), V(PM_OCC_THEORETICAL),
+			event_str(facts, "occupancy_limiter"),
+			V(PM_LIMIT_REGISTERS), V(PM_LIMIT_SHARED),
+			V(PM_LIMIT_WARPS), V(PM_LIMIT_BLOCKS), V(PM_REGISTERS),
+			V(PM_BLOCK_SIZE), V(PM_WAVES));
+	else
+		fprintf(out, "    occupancy     %s\n", not_measured);
+
+	static const struct {
+		const char *label, *fact;
+		enum pm_metric sectors, requests;
+	} traffic[] = {{"global loads ", "load_sectors_per_request",
+			PM_LD_SECTORS, PM_LD_REQUESTS},
+		       {"global stores", "store_sectors_per_request",
+			PM_ST_SECTORS, PM_ST_REQUESTS}};
+	for (size_t i = 0; i < 2; i++) {
+		enum pm_metric s = traffic[i].sectors, q = traffic[i].requests;
+		if (!HAVE(s) || !HAVE(q))
+			fprintf(out, "    %s %s\n", traffic[i].label, not_measured);
+		else if (V(q) == 0)
+			fprintf(out, "    %s none\n", traffic[i].label);
+		else
+			fprintf(out, "    %s %.2f sectors of 32 B per warp request "
+				     "(%.0f requests)\n",
+				traffic[i].label, FACT(traffic[i].fact), V(q));
+	}
+
+	if (json_object_get(facts, "inst_per_element"))
+		fprintf(out, "    instructions  %.2f per element (%.0f warp "
+			     "instructions x 32 / n)\n",
+			FACT("inst_per_element"), V(PM_WARP_INST));
+	else
+		fprintf(out, "    instructions  %s\n",
+			n > 0 ? not_measured : "not measured (the harness "
+					       "reported no element count)");
+	if (json_object_get(facts, "bank_conflicts_per_element")) {
+		double c = V(PM_CONFLICTS_LD) + V(PM_CONFLICTS_ST);
+		fprintf(out, "    shared memory %.0f bank conflicts (loads %.0f, "
+			     "stores %.0f) = %.3f per element\n",
+			c, V(PM_CONFLICTS_LD), V(PM_CONFLICTS_ST),
+			FACT("bank_conflicts_per_element"));
+	} else {
+		fprintf(out, "    shared memory %s\n", not_measured);
+	}
+	if (json_object_get(facts, "l1_hit_pct"))
+		fprintf(out, "    caches        L1 hit %.1f %%, L2 hit %.1f %% "
+			     "of sectors\n", FACT("l1_hit_pct"), FACT("l2_hit_pct"));
+	else
+		fprintf(out, "    caches        %s\n", not_measured);
+
+	json_t *stalls = json_object_get(ev, "stalls");
+	if (json_array_size(stalls)) {
+		fprintf(out, "    stalls        ");
+		size_t i;
+		json_t *s;
+		json_array_foreach(stalls, i, s)
+			if (i < 3)
+				fprintf(out, "%s%s %.0f %%", i ? ", " : "",
+					event_str(s, "reason"), event_num(s, "pct"));
+		fprintf(out, " of stalled warp-cycles\n");
+	} else {
+		fprintf(out, "    stalls        %s\n", not_measured);
+	}
+
+	if (!json_object_get(ev, "flops")) {
+		fprintf(out, "    work          %s\n", not_measured);
+		return;
+	}
+	double work = event_num(ev, "flops");
+	if (work <= 0) {
+		fprintf(out, "    work          no floating-point operations: a "
+			     "data mover, whose ceiling is the copy bandwidth\n");
+		return;
+	}
+	fprintf(out, "    work          %.3g %s FLOP (FMA = 2)", work,
+		json_is_true(json_object_get(ev, "fp64")) ? "FP64" : "FP32/16");
+	if (json_object_get(facts, "flops_per_byte"))
+		fprintf(out, " = %.3g FLOP per DRAM byte", FACT("flops_per_byte"));
+	fputc('\n', out);
+}
+
+#undef HAVE
+#undef V
+#undef FACT
+
+static void print_profile(struct report *r, json_t *ev)
+{
+	if (!json_is_true(json_object_get(ev, "measured")))
+		fprintf(r->out, "  counters  not measured: %s\n",
+			event_str(ev, "reason"));
+	else
+		print_counters(r, ev);
+}
+
+/* text after a label, wrapped at 78 columns under the label's width */
+static void print_wrapped(FILE *out, const char *label, const char *text)
+{
+	const int indent = 12, width = 78;
+	int col = fprintf(out, "  %-*s", indent - 2, label);
+	const char *p = text;
+	while (*p) {
+		size_t len = strcspn(p, " ");
+		if (col > indent && col + 1 + (int)len > width) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		col += fprintf(out, "%.*s", (int)len, p);
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}
+
+static void print_advice(struct report *r, json_t *ev)
+{
+	size_t i;
+	json_t *h;
+	json_t *hints = json_object_get(ev, "hints");
+	json_array_foreach(hints, i, h) {
+		struct strbuf text = STRBUF_INIT;
+		strbuf_addf(&text, "%s", event_str(h, "hint"));
+		if (*event_str(h, "see"))
+			strbuf_addf(&text, " -> step %s, \"%s\", in labs/%s/README.md.",
+				    event_str(h, "see"), event_str(h, "see_title"),
+				    event_str(ev, "lab"));
+		strbuf_addf(&text, " [because %s]", event_str(h, "because"));
+		print_wrapped(r->out, "hint", strbuf_str(&text));
+		strbuf_release(&text);
+	}
+	int unchecked = (int)event_num(ev, "unchecked");
+	int rules = (int)event_num(ev, "rules");
+	if (!json_array_size(hints) && !unchecked && rules)
+		fprintf(r->out, "  hint      none of the lab's %d hints applies\n",
+			rules);
+	if (unchecked) {
+		struct strbuf line = STRBUF_INIT;
+		strbuf_addf(&line, "%d more not checked: they need ", unchecked);
+		json_t *need;
+		json_array_foreach(json_object_get(ev, "needs"), i, need)
+			strbuf_addf(&line, "%s%s", i ? ", " : "",
+				    json_string_value(need));
+		strbuf_addf(&line, ", which were not measured");
+		print_wrapped(r->out, "hint", strbuf_str(&line));
+		strbuf_release(&line);
+	}
+}
+
+static void print_roofline(struct report *r, json_t *ev)
+{
+	FILE *out = r->out;
+	json_t *points = json_object_get(ev, "points");
+	if (!json_array_size(points)) {
+		fprintf(out, "\nroofline: no plot: %s\n", event_str(ev, "reason"));
+		return;
+	}
+	struct roofline rl = {.npeaks = 0};
+	snprintf(rl.title, sizeof(rl.title), "%s", event_str(ev, "title"));
+	snprintf(rl.bandwidth_label, sizeof(rl.bandwidth_label), "%s",
+		 event_str(ev, "bandwidth_label"));
+	rl.bandwidth = event_num(ev, "bandwidth");
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(ev, "peaks"), i, x) {
+		if (rl.npeaks == ROOFLINE_MAX_PEAKS)
+			break;
+		snprintf(rl.peak_label[rl.npeaks], sizeof(rl.peak_label[0]),
+			 "%s", event_str(x, "label"));
+		rl.peak[rl.npeaks++] = event_num(x, "flops_per_s");
+	}
+	json_array_foreach(points, i, x) {
+		if (rl.npoints == ROOFLINE_MAX_POINTS)
+			break;
+		struct roofline_point *p = &rl.point[rl.npoints++];
+		snprintf(p->label, sizeof(p->label), "%s", event_str(x, "label"));
+		p->flops_per_byte = event_num(x, "flops_per_byte");
+		p->flops_per_s = event_num(x, "flops_per_s");
+		p->peak = (int)event_num(x, "peak");
+		if (p->peak < 0 || p->peak >= rl.npeaks)
+			p->peak = 0;
+	}
+	fprintf(out, "\nroofline (Nsight Compute work and DRAM bytes, kernel "
+		     "duration under the profiler)\n");
+	roofline_text(&rl, out, 64, 16);
+	if (*event_str(ev, "plot_error"))
+		fprintf(out, "  plot not written: %s\n", event_str(ev, "plot_error"));
+	else if (*event_str(ev, "plot"))
+		fprintf(out, "  plot written to %s\n", event_str(ev, "plot"));
+}
+
+/* explain's run: only its own events are printed, as they arrive */
+static void explain_text(struct report *r, json_t *ev)
+{
+	const char *k = event_kind(ev);
+	if (!strcmp(k, "explain"))
+		print_explain_step(r, ev);
+	else if (!strcmp(k, "accesses"))
+		print_accesses(r, ev);
+	else if (!strcmp(k, "sass"))
+		print_sass(r, ev);
+	else if (!strcmp(k, "profile"))
+		print_profile(r, ev);
+	else if (!strcmp(k, "advice"))
+		print_advice(r, ev);
+	else if (!strcmp(k, "roofline"))
+		print_roofline(r, ev);
+	fflush(r->out);
+}
+
 void report_text(void *arg, json_t *ev)
 {
 	struct report *r = arg;
 	FILE *o = r->out;
 	remember(r, ev);
 	const char *k = event_kind(ev);
+	if (!strcmp(k, "run_begin"))
+		r->explain = !strcmp(event_str(ev, "mode"), "explain");
+	if (r->explain) {
+		explain_text(r, ev);
+		return;
+	}
 	if (!strcmp(k, "run_begin")) {
 		snprintf(r->lab, sizeof(r->lab), "%s", event_str(ev, "lab"));
 		fprintf(o, "%scudalab · %s%s — %s (%s)\n", col(r, C_BOLD),

@@ -13,6 +13,13 @@
  * implemented"), and which checks were judged from the build and which
  * need a GPU.
  *
+ * An `explain` run (run_begin's mode "explain", grader/explain.h) is
+ * printed as explain's own view: per step a heading and how it stands, its
+ * kernels' resources, its PTX's memory accesses by source line, the SASS,
+ * the counters and the hints; then the roofline. Nothing of the build
+ * itself is printed there (it was printed the same way before explain
+ * spoke in events).
+ *
  * Both are event_sink functions (grade.h) taking a struct report as arg.
  * They read events and never change them.
  */
@@ -41,6 +48,8 @@ struct report {
 			     build found, printed under the step's line */
 	int compiling;    /* compile "started" events seen, not yet done */
 	int compiled;     /* compile results seen */
+	int explain;      /* the run is `explain`'s (run_begin's mode): only
+			     its explanations are printed */
 };
 
 void report_init(struct report *r, FILE *out, int color, int verbose);

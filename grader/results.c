@@ -14,6 +14,30 @@ static int ensure_dir(const char *path, char *err, size_t errlen)
 	return -1;
 }
 
+int results_path(char *out, size_t len, const char *state_dir,
+		 enum results_file which, const char *lab)
+{
+	int n = -1;
+	switch (which) {
+	case RESULTS_RUNS:
+		n = snprintf(out, len, "%s/runs", state_dir);
+		break;
+	case RESULTS_LAST_RUN:
+		n = snprintf(out, len, "%s/runs/%s-last.jsonl", state_dir, lab);
+		break;
+	case RESULTS_LABS:
+		n = snprintf(out, len, "%s/results", state_dir);
+		break;
+	case RESULTS_LAB:
+		n = snprintf(out, len, "%s/results/%s.json", state_dir, lab);
+		break;
+	case RESULTS_HISTORY:
+		n = snprintf(out, len, "%s/history.jsonl", state_dir);
+		break;
+	}
+	return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
 int results_save(const char *state_dir, const json_t *log, char *err,
 		 size_t errlen)
 {
@@ -34,14 +58,14 @@ int results_save(const char *state_dir, const json_t *log, char *err,
 	if (!lab)
 		return 0;
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/runs", state_dir);
+	results_path(path, sizeof(path), state_dir, RESULTS_RUNS, lab);
 	if (ensure_dir(state_dir, err, errlen) || ensure_dir(path, err, errlen))
 		return -1;
-	snprintf(path, sizeof(path), "%s/results", state_dir);
+	results_path(path, sizeof(path), state_dir, RESULTS_LABS, lab);
 	if (ensure_dir(path, err, errlen))
 		return -1;
 
-	snprintf(path, sizeof(path), "%s/runs/%s-last.jsonl", state_dir, lab);
+	results_path(path, sizeof(path), state_dir, RESULTS_LAST_RUN, lab);
 	FILE *f = fopen(path, "w");
 	if (!f) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -50,7 +74,7 @@ int results_save(const char *state_dir, const json_t *log, char *err,
 	json_array_foreach(log, i, ev) event_write(f, ev);
 	fclose(f);
 
-	snprintf(path, sizeof(path), "%s/results/%s.json", state_dir, lab);
+	results_path(path, sizeof(path), state_dir, RESULTS_LAB, lab);
 	json_t *res = json_load_file(path, 0, NULL);
 	if (!json_is_object(res)) {
 		json_decref(res);
@@ -66,7 +90,7 @@ int results_save(const char *state_dir, const json_t *log, char *err,
 	json_object_set_new(res, "device", json_string(device));
 
 	char hist[4096];
-	snprintf(hist, sizeof(hist), "%s/history.jsonl", state_dir);
+	results_path(hist, sizeof(hist), state_dir, RESULTS_HISTORY, lab);
 	FILE *h = fopen(hist, "a");
 	json_array_foreach(log, i, ev)
 	{

@@ -99,26 +99,42 @@ static int parents(struct sandbox *sb, const char **a, int k, int *nd,
 	return k;
 }
 
-const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
-				const char *const *tool_argv,
-				const char *const *argv)
+/* The command line being built by sandbox_argv (its strings live in sb). */
+struct box_args {
+	struct sandbox *sb;
+	int k, np, nn, nd;
+};
+
+static void box_add(struct box_args *x, const char *s)
 {
-	int k = 0, np = 0, nn = 0, nd = 0;
-	const char **a = sb->argv;
-#define ADD(s) (k < SANDBOX_MAX_ARGS - 1 ? (void)(a[k++] = (s)) : (void)0)
-/* how, then p twice (source and destination): p is evaluated once */
-#define BIND(how, p)                                                         \
-	do {                                                                 \
-		const char *bind_path_ = (p);                                \
-		ADD(how);                                                    \
-		ADD(bind_path_);                                             \
-		ADD(bind_path_);                                             \
-	} while (0)
-#define NUM(v)                                                               \
-	(nn < 12 ? (snprintf(sb->nums[nn], sizeof(sb->nums[nn]), "%ld",      \
-			    (long)(v)),                                      \
-		   ADD(sb->nums[nn++]))                                      \
-		: (void)0)
+	if (x->k < SANDBOX_MAX_ARGS - 1)
+		x->sb->argv[x->k++] = s;
+}
+
+/* how, then p twice (source and destination) */
+static void box_bind(struct box_args *x, const char *how, const char *p)
+{
+	box_add(x, how);
+	box_add(x, p);
+	box_add(x, p);
+}
+
+static void box_num(struct box_args *x, long v)
+{
+	if (x->nn >= 12)
+		return;
+	snprintf(x->sb->nums[x->nn], sizeof(x->sb->nums[x->nn]), "%ld", v);
+	box_add(x, x->sb->nums[x->nn++]);
+}
+
+#define ADD(s) box_add(x, (s))
+#define BIND(how, p) box_bind(x, (how), (p))
+#define NUM(v) box_num(x, (long)(v))
+
+/* bwrap, its namespaces and the capabilities kept. */
+static void box_isolation(struct box_args *x)
+{
+	struct sandbox *sb = x->sb;
 	ADD(sb->bwrap);
 	/* namespaces: a user namespace only for an ordinary user (as root,
 	 * the real uid switch in cudalab-box-exec needs the host's uids) */
@@ -141,6 +157,13 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 			ADD(*c);
 		}
 	}
+}
+
+/* What the box sees: the system read-only, /proc, /dev (the GPU's
+ * devices when asked), a /tmp, the libraries, the box's own folders. */
+static void box_mounts(struct box_args *x, const struct box *b)
+{
+	struct sandbox *sb = x->sb;
 	static const char *const system_dirs[] = {
 		"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc",
 		"/opt", "/sys", NULL};
@@ -162,10 +185,10 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 	ADD("/dev");
 	glob_t g;
 	if (b->gpu && glob("/dev/nvidia*", 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc && np < 24; i++) {
-			snprintf(sb->paths[np], PATH_MAX, "%s", g.gl_pathv[i]);
-			BIND("--dev-bind", sb->paths[np]);
-			np++;
+		for (size_t i = 0; i < g.gl_pathc && x->np < 24; i++) {
+			snprintf(sb->paths[x->np], PATH_MAX, "%s", g.gl_pathv[i]);
+			BIND("--dev-bind", sb->paths[x->np]);
+			x->np++;
 		}
 		globfree(&g);
 	}
@@ -179,18 +202,18 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 	ADD("/tmp");
 	/* libraries found through LD_LIBRARY_PATH (e.g. a local jansson) */
 	const char *lib = getenv("LD_LIBRARY_PATH");
-	while (lib && *lib && np < 46) {
+	while (lib && *lib && x->np < 46) {
 		size_t n = strcspn(lib, ":");
-		snprintf(sb->paths[np], PATH_MAX, "%.*s", (int)n, lib);
-		if (n && sb->paths[np][0] == '/' && is_dir(sb->paths[np]))
-			BIND("--ro-bind", sb->paths[np++]);
+		snprintf(sb->paths[x->np], PATH_MAX, "%.*s", (int)n, lib);
+		if (n && sb->paths[x->np][0] == '/' && is_dir(sb->paths[x->np]))
+			BIND("--ro-bind", sb->paths[x->np++]);
 		lib += n + (lib[n] == ':');
 	}
 	for (int i = 0; i < b->nro; i++)
-		k = parents(sb, a, k, &nd, b->ro[i]);
-	k = parents(sb, a, k, &nd, sb->init);
+		x->k = parents(sb, sb->argv, x->k, &x->nd, b->ro[i]);
+	x->k = parents(sb, sb->argv, x->k, &x->nd, sb->init);
 	if (b->rw)
-		k = parents(sb, a, k, &nd, b->rw);
+		x->k = parents(sb, sb->argv, x->k, &x->nd, b->rw);
 	for (int i = 0; i < b->nro; i++)
 		BIND("--ro-bind", b->ro[i]);
 	BIND("--ro-bind", sb->init);
@@ -212,6 +235,14 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 	ADD("--remount-ro");
 	ADD("/");
 	ADD("--");
+}
+
+/* What runs in the box: the tool (if any), cudalab-box-exec with its
+ * uid and limits, then the program. */
+static void box_exec(struct box_args *x, const struct box *b,
+		     const char *const *tool_argv, const char *const *argv)
+{
+	struct sandbox *sb = x->sb;
 	if (tool_argv) {
 		/* root: drop to box.uid before the tool (the tool and the
 		 * program must share a uid, sandbox.h) */
@@ -273,10 +304,21 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 	ADD("--");
 	for (int i = 0; argv[i]; i++)
 		ADD(argv[i]);
-	a[k] = NULL;
+}
+
 #undef ADD
 #undef BIND
 #undef NUM
+
+const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
+				const char *const *tool_argv,
+				const char *const *argv)
+{
+	struct box_args x = {.sb = sb};
+	box_isolation(&x);
+	box_mounts(&x, b);
+	box_exec(&x, b, tool_argv, argv);
+	sb->argv[x.k] = NULL;
 	return sb->argv;
 }
 

@@ -1,19 +1,14 @@
 #include "verdict.h"
-#include "metric.h"
+#include "facts.h"
 #include "ptx.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <signal.h>
 #include <string.h>
 /* What one run of a step executable told us. */
 
-
-static void emit(event_sink sink, void *arg, json_t *ev)
-{
-	sink(arg, ev);
-	json_decref(ev);
-}
 
 static void keep_first(json_t **slot, json_t *ev)
 {
@@ -44,24 +39,116 @@ static double timing_ci_rel(const json_t *ev)
 	return rounds > rel ? rounds : rel;
 }
 
-/* The PTX facts (ptx.h) as metrics. */
-static void ptx_metrics(struct step_outcome *o, const json_t *ptx)
+/* A timing event: the step's figures, the baseline's, the worst
+ * variant's, and whether it beat physics. */
+static void outcome_timing(struct step_outcome *r, json_t *ev)
 {
-	static const struct {
-		const char *metric, *fact;
-	} from_ptx[] = {{"ptx_max_load_bytes", "max_load_bytes"},
-			{"ptx_max_store_bytes", "max_store_bytes"},
-			{"ptx_nc_loads", "nc_loads"},
-			{"ptx_rem_ops", "rem_ops"},
-			{"ptx_shuffles", "shuffles"},
-			{"ptx_barriers", "barriers"},
-			{"ptx_async_copies", "async_copies"}};
-	for (size_t i = 0; i < sizeof(from_ptx) / sizeof(from_ptx[0]); i++) {
-		json_t *v = json_object_get(ptx, from_ptx[i].fact);
-		if (json_is_integer(v))
-			json_object_set_new(
-				o->metrics, from_ptx[i].metric,
-				json_real((double)json_integer_value(v)));
+	double gbps = json_number_value(json_object_get(ev, "gbps"));
+	if (r->copy_gbps > 0)
+		json_object_set_new(ev, "pct_of_copy",
+				    json_real(100 * gbps / r->copy_gbps));
+	const char *who = json_string_value(json_object_get(ev, "who"));
+	double ci = timing_ci_rel(ev);
+	if (who && !strcmp(who, "vendor")) {
+		keep_first(&r->vendor_timing, ev);
+	} else if (who && !strcmp(who, "reference")) {
+		/* the lab's own baseline, timed in this process */
+		json_object_set(r->metrics, "baseline_us",
+				json_object_get(ev, "median_us"));
+		json_object_set_new(r->metrics, "baseline_ci_rel",
+				    json_real(ci));
+	} else {
+		json_t *lowest = json_object_get(r->metrics, "gbps_worst");
+		if (!lowest || gbps < json_number_value(lowest))
+			json_object_set_new(r->metrics, "gbps_worst",
+					    json_real(gbps));
+		/* physics: nothing moves its bytes faster than the
+		 * GPU copies them (plus what a read-mostly kernel
+		 * gains over a copy): a faster figure was not timed */
+		if (r->copy_gbps > 0 &&
+		    gbps > VERDICT_PHYSICS_SLACK * r->copy_gbps)
+			keep_first(&r->beyond_physics, ev);
+		double pct = r->copy_gbps > 0 ? 100 * gbps / r->copy_gbps
+					       : 0;
+		json_t *worst = json_object_get(r->metrics,
+						"pct_of_copy_worst");
+		if (r->copy_gbps > 0 &&
+		    (!worst || pct < json_number_value(worst)))
+			json_object_set_new(r->metrics,
+					    "pct_of_copy_worst",
+					    json_real(pct));
+		/* the first timing is the step's headline figure */
+		if (!json_object_get(r->metrics, "median_us")) {
+			r->timed_n = json_number_value(
+				json_object_get(ev, "n"));
+			json_object_set_new(r->metrics, "gbps",
+					    json_real(gbps));
+			json_object_set(r->metrics, "median_us",
+					json_object_get(ev, "median_us"));
+			json_object_set_new(r->metrics, "median_ci_rel",
+					    json_real(ci));
+			if (r->copy_gbps > 0)
+				json_object_set_new(r->metrics,
+						    "pct_of_copy",
+						    json_real(pct));
+		}
+	}
+}
+
+/* speedup_vs_baseline and its noise, once both timings are known. */
+static void outcome_speedup(struct step_outcome *r)
+{
+	json_t *base = json_object_get(r->metrics, "baseline_us");
+	json_t *mine = json_object_get(r->metrics, "median_us");
+	if (json_is_number(base) && json_is_number(mine) &&
+	    json_number_value(mine) > 0) {
+		double sp = json_number_value(base) /
+			    json_number_value(mine);
+		double cb = json_number_value(json_object_get(
+			r->metrics, "baseline_ci_rel"));
+		double cs = json_number_value(json_object_get(
+			r->metrics, "median_ci_rel"));
+		json_object_set_new(r->metrics, "speedup_vs_baseline",
+				    json_real(sp));
+		/* both timed in this process, side by side */
+		json_object_set_new(
+			r->metrics, "speedup_vs_baseline_noise",
+			json_real(sp * (sqrt(cb * cb + cs * cs) +
+					VERDICT_SAME_PROCESS_SPREAD)));
+	}
+}
+
+/* harness_end: the run reached its end, and where its time went. */
+static void outcome_harness_end(struct step_outcome *r, const json_t *ev)
+{
+	r->harness_end = 1;
+	static const char *const phase[] = {"seconds", "init_s",
+					    "timing_s", "gpu_wait_s",
+					    NULL};
+	for (const char *const *p = phase; *p; p++) {
+		json_t *v = json_object_get(ev, *p);
+		if (!json_is_number(v))
+			continue;
+		if (!r->phases)
+			r->phases = json_object();
+		json_object_set_new(r->phases, *p,
+				    json_real(json_number_value(v)));
+	}
+}
+
+/* launch: its facts (facts.h), the stream, the launched kernels' PTX. */
+static void outcome_launch(struct step_outcome *r, const json_t *ev)
+{
+	facts_from_launch(ev, r->metrics);
+	if (!json_is_true(json_object_get(ev, "default_stream")))
+		r->off_stream = 1;
+	/* facts from what ran: the launched kernels' PTX only */
+	json_t *launched = json_object_get(ev, "kernels");
+	if (r->ptx_kernels && json_is_array(launched)) {
+		json_t *facts =
+			ptx_facts_launched(r->ptx_kernels, launched);
+		facts_from_ptx(facts, r->metrics);
+		json_decref(facts);
 	}
 }
 
@@ -94,154 +181,41 @@ static void outcome_event(struct step_outcome *r, json_t *ev)
 		    strcmp(event_str(ev, "condition"), "ours"))
 			keep_first(&r->gpu_not_ours, ev);
 	} else if (!strcmp(kind, "harness_end")) {
-		r->harness_end = 1;
-		static const char *const phase[] = {"seconds", "init_s",
-						    "timing_s", "gpu_wait_s",
-						    NULL};
-		for (const char *const *p = phase; *p; p++) {
-			json_t *v = json_object_get(ev, *p);
-			if (!json_is_number(v))
-				continue;
-			if (!r->phases)
-				r->phases = json_object();
-			json_object_set_new(r->phases, *p,
-					    json_real(json_number_value(v)));
-		}
+		outcome_harness_end(r, ev);
 	} else if (!strcmp(kind, "launch")) {
-		static const char *const names[] = {
-			"elements_per_thread", "waves", "grid_blocks",
-			"block_threads", "launches", "grid_per_sm",
-			"occupancy_pct", NULL};
-		for (const char *const *n = names; *n; n++) {
-			json_t *v = json_object_get(ev, *n);
-			if (json_is_number(v))
-				json_object_set_new(r->metrics, *n,
-						    json_real(json_number_value(v)));
-		}
-		json_t *block = json_object_get(ev, "block");
-		if (json_is_array(block)) {
-			json_object_set_new(r->metrics, "block_x",
-					    json_real((double)json_integer_value(
-						    json_array_get(block, 0))));
-			json_object_set_new(r->metrics, "block_y",
-					    json_real((double)json_integer_value(
-						    json_array_get(block, 1))));
-		}
-		if (!json_is_true(json_object_get(ev, "default_stream")))
-			r->off_stream = 1;
-		/* facts from what ran: the launched kernels' PTX only */
-		json_t *launched = json_object_get(ev, "kernels");
-		if (r->ptx_kernels && json_is_array(launched)) {
-			json_t *facts =
-				ptx_facts_launched(r->ptx_kernels, launched);
-			ptx_metrics(r, facts);
-			json_decref(facts);
-		}
+		outcome_launch(r, ev);
 	} else if (!strcmp(kind, "timing")) {
-		double gbps = json_number_value(json_object_get(ev, "gbps"));
-		if (r->copy_gbps > 0)
-			json_object_set_new(ev, "pct_of_copy",
-					    json_real(100 * gbps / r->copy_gbps));
-		const char *who = json_string_value(json_object_get(ev, "who"));
-		double ci = timing_ci_rel(ev);
-		if (who && !strcmp(who, "vendor")) {
-			keep_first(&r->vendor_timing, ev);
-		} else if (who && !strcmp(who, "reference")) {
-			/* the lab's own baseline, timed in this process */
-			json_object_set(r->metrics, "baseline_us",
-					json_object_get(ev, "median_us"));
-			json_object_set_new(r->metrics, "baseline_ci_rel",
-					    json_real(ci));
-		} else {
-			json_t *lowest = json_object_get(r->metrics, "gbps_worst");
-			if (!lowest || gbps < json_number_value(lowest))
-				json_object_set_new(r->metrics, "gbps_worst",
-						    json_real(gbps));
-			/* physics: nothing moves its bytes faster than the
-			 * GPU copies them (plus what a read-mostly kernel
-			 * gains over a copy): a faster figure was not timed */
-			if (r->copy_gbps > 0 &&
-			    gbps > VERDICT_PHYSICS_SLACK * r->copy_gbps)
-				keep_first(&r->beyond_physics, ev);
-			double pct = r->copy_gbps > 0 ? 100 * gbps / r->copy_gbps
-						       : 0;
-			json_t *worst = json_object_get(r->metrics,
-							"pct_of_copy_worst");
-			if (r->copy_gbps > 0 &&
-			    (!worst || pct < json_number_value(worst)))
-				json_object_set_new(r->metrics,
-						    "pct_of_copy_worst",
-						    json_real(pct));
-			/* the first timing is the step's headline figure */
-			if (!json_object_get(r->metrics, "median_us")) {
-				r->timed_n = json_number_value(
-					json_object_get(ev, "n"));
-				json_object_set_new(r->metrics, "gbps",
-						    json_real(gbps));
-				json_object_set(r->metrics, "median_us",
-						json_object_get(ev, "median_us"));
-				json_object_set_new(r->metrics, "median_ci_rel",
-						    json_real(ci));
-				if (r->copy_gbps > 0)
-					json_object_set_new(r->metrics,
-							    "pct_of_copy",
-							    json_real(pct));
-			}
-		}
-	}
-	if (!strcmp(kind, "timing")) {
-		json_t *base = json_object_get(r->metrics, "baseline_us");
-		json_t *mine = json_object_get(r->metrics, "median_us");
-		if (json_is_number(base) && json_is_number(mine) &&
-		    json_number_value(mine) > 0) {
-			double sp = json_number_value(base) /
-				    json_number_value(mine);
-			double cb = json_number_value(json_object_get(
-				r->metrics, "baseline_ci_rel"));
-			double cs = json_number_value(json_object_get(
-				r->metrics, "median_ci_rel"));
-			json_object_set_new(r->metrics, "speedup_vs_baseline",
-					    json_real(sp));
-			/* both timed in this process, side by side */
-			json_object_set_new(
-				r->metrics, "speedup_vs_baseline_noise",
-				json_real(sp * (sqrt(cb * cb + cs * cs) +
-						VERDICT_SAME_PROCESS_SPREAD)));
-		}
+		outcome_timing(r, ev);
+		outcome_speedup(r);
 	}
 	if (strcmp(kind, "harness_end"))
 		r->sink(r->sink_arg, ev);
 }
 
-/* Runner callback: split the result channel into lines, one event each. */
+static void outcome_line(void *arg, json_t *ev)
+{
+	outcome_event(arg, ev);
+}
+
+static void outcome_garbage(void *arg, long lineno, const char *why,
+			    const char *line)
+{
+	struct step_outcome *r = arg;
+	(void)lineno;
+	if (!r->garbage[0])
+		snprintf(r->garbage, sizeof(r->garbage), "%.60s (%s)", line, why);
+}
+
+/* Runner callback: the result channel, one event a line (jsonl.h). */
 void outcome_feed(void *arg, const char *data, size_t len)
 {
 	struct step_outcome *r = arg;
-	strbuf_add(&r->pending, data, len);
-	char *start = r->pending.buf, *nl;
-	while ((nl = memchr(start, '\n', r->pending.len -
-						   (size_t)(start - r->pending.buf)))) {
-		*nl = '\0';
-		char why[256];
-		json_t *ev = *start ? event_parse(start, why, sizeof(why)) : NULL;
-		if (ev) {
-			outcome_event(r, ev);
-			json_decref(ev);
-		} else if (*start && !r->garbage[0]) {
-			snprintf(r->garbage, sizeof(r->garbage), "%.60s (%s)",
-				 start, why);
-		}
-		start = nl + 1;
-	}
-	size_t rest = r->pending.len - (size_t)(start - r->pending.buf);
-	memmove(r->pending.buf, start, rest);
-	r->pending.len = rest;
-	r->pending.buf[rest] = '\0';
+	jsonl_feed(&r->lines, data, len);
 }
 
 void outcome_release(struct step_outcome *r)
 {
-	strbuf_release(&r->pending);
+	jsonl_release(&r->lines);
 	json_decref(r->metrics);
 	json_decref(r->failed_case);
 	json_decref(r->guard);
@@ -266,6 +240,11 @@ void outcome_init(struct step_outcome *o, const char *step_id,
 	o->sink = sink;
 	o->sink_arg = arg;
 	o->metrics = json_object();
+	o->lines = (struct jsonl_reader)JSONL_READER_INIT;
+	o->lines.events = 1;
+	o->lines.on_value = outcome_line;
+	o->lines.on_bad = outcome_garbage;
+	o->lines.arg = o;
 }
 
 int outcome_ran_clean(const struct step_outcome *o, const struct child *c)
@@ -298,35 +277,13 @@ const char *outcome_timing_withheld(const struct step_outcome *o,
 void outcome_add_static(struct step_outcome *o, const json_t *resources,
 			const json_t *ptx)
 {
-	ptx_metrics(o, ptx);
+	facts_from_ptx(ptx, o->metrics);
 	json_t *kernels = json_object_get(ptx, "kernels");
 	if (json_is_object(kernels)) {
 		json_decref(o->ptx_kernels);
 		o->ptx_kernels = json_incref(kernels);
 	}
-	double regs = 0, spill = 0, shared = 0, stack = 0;
-	size_t i;
-	json_t *k;
-	json_array_foreach(resources, i, k)
-	{
-		double r = (double)json_integer_value(json_object_get(k, "registers"));
-		double s = (double)json_integer_value(json_object_get(k, "shared_bytes"));
-		regs = r > regs ? r : regs;
-		shared = s > shared ? s : shared;
-		double st = (double)json_integer_value(
-			json_object_get(k, "stack_bytes"));
-		stack = st > stack ? st : stack;
-		spill += (double)json_integer_value(
-				 json_object_get(k, "spill_store_bytes")) +
-			 (double)json_integer_value(
-				 json_object_get(k, "spill_load_bytes"));
-	}
-	if (json_array_size(resources)) {
-		json_object_set_new(o->metrics, "registers", json_real(regs));
-		json_object_set_new(o->metrics, "spill_bytes", json_real(spill));
-		json_object_set_new(o->metrics, "shared_bytes", json_real(shared));
-		json_object_set_new(o->metrics, "stack_bytes", json_real(stack));
-	}
+	facts_from_resources(resources, o->metrics);
 }
 
 const char *verdict_number(double x, char *buf, size_t len)
@@ -355,43 +312,70 @@ const char *verdict_number(double x, char *buf, size_t len)
 	return buf;
 }
 
-int verdict_checks_static(const struct step_spec *s, json_t *metrics,
-			  event_sink sink, void *arg, char *fail_msg,
-			  size_t fail_len)
+/* The check's fields every status shares (event.h's check event). */
+static void check_head(const struct step_spec *s, const struct check_spec *c,
+		       const struct fact_info *m, struct event_check *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->step = s->id;
+	out->metric = c->metric;
+	out->op = c->op == CHECK_AT_LEAST ? ">=" : "<=";
+	out->unit = m->unit;
+	out->required = c->bound;
+	snprintf(out->id, sizeof(out->id), "%s %s %g", c->metric, out->op,
+		 c->bound);
+}
+
+static int summary_alloc(const struct step_spec *s, struct check_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->results = calloc(s->nchecks ? s->nchecks : 1,
+			      sizeof(*out->results));
+	return out->results ? 0 : -1;
+}
+
+void check_summary_release(struct check_summary *out)
+{
+	free(out->results);
+	out->results = NULL;
+	out->n = 0;
+}
+
+int verdict_checks_static(const struct step_spec *s, const json_t *metrics,
+			  struct check_summary *out)
 {
 	int failed = 0;
+	if (summary_alloc(s, out) < 0)
+		return 0;
 	for (size_t i = 0; i < s->nchecks; i++) {
 		const struct check_spec *c = &s->checks[i];
-		const struct metric_info *m = metric_find(c->metric);
-		int is_static = !strcmp(m->source, "ptx") ||
-				!strcmp(m->source, "compiler");
-		if (is_static) {
+		const struct fact_info *m = fact_find(c->metric);
+		struct event_check *r = &out->results[out->n++];
+		if (fact_is_static(m)) {
 			/* one check at a time through the ordinary judge */
 			struct step_spec one = *s;
 			one.checks = (struct check_spec *)c;
 			one.nchecks = 1;
 			struct check_summary cs;
-			verdict_checks(&one, metrics, sink, arg, &cs);
+			verdict_checks(&one, metrics, &cs);
+			if (cs.n)
+				*r = cs.results[0];
 			if (cs.fail[0]) {
 				failed++;
-				if (!*fail_msg)
-					snprintf(fail_msg, fail_len, "%s",
-						 cs.fail);
+				if (!out->fail[0])
+					snprintf(out->fail, sizeof(out->fail),
+						 "%s", cs.fail);
 			}
+			check_summary_release(&cs);
 			continue;
 		}
-		const char *op = c->op == CHECK_AT_LEAST ? ">=" : "<=";
-		char id[96], why[256];
-		snprintf(id, sizeof(id), "%s %s %g", c->metric, op, c->bound);
-		snprintf(why, sizeof(why), "%s needs a GPU (it comes from the "
-			 "%s)", c->metric, m->source);
-		emit(sink, arg,
-		     json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:s, s:s, s:s, "
-			       "s:b}",
-			       "event", "check", "step", s->id, "id", id,
-			       "metric", c->metric, "required", c->bound, "op",
-			       op, "unit", m->unit, "status", "not_measured",
-			       "message", why, "needs_gpu", 1));
+		check_head(s, c, m, r);
+		r->status = "not_measured";
+		snprintf(r->message, sizeof(r->message),
+			 "%s needs a GPU (it comes from the %s)", c->metric,
+			 m->source);
+		r->message[255] = '\0'; /* as the event always had */
+		r->needs_gpu = 1;
 	}
 	return failed;
 }
@@ -404,99 +388,101 @@ static double metric_noise(const json_t *metrics, const char *metric)
 	return json_number_value(json_object_get(metrics, key));
 }
 
-/* Evaluate the step's checks; emits a check event for each (verdict.h). */
-void verdict_checks(const struct step_spec *s, json_t *metrics,
-		    event_sink sink, void *arg, struct check_summary *out)
+/* A check whose metric has no figure: why, in words. */
+static void check_unmeasured(const struct check_spec *c,
+			     const struct fact_info *m, const json_t *metrics,
+			     struct event_check *r, struct check_summary *out)
 {
-	memset(out, 0, sizeof(*out));
+	char key[96];
+	snprintf(key, sizeof(key), "why:%s", c->metric);
+	const char *because = json_string_value(json_object_get(metrics, key));
+	if (because)
+		snprintf(r->message, sizeof(r->message),
+			 "%s was not measured: %s", c->metric, because);
+	else
+		snprintf(r->message, sizeof(r->message),
+			 "%s was not measured (it comes from the %s, which did "
+			 "not report it)",
+			 c->metric, m->source);
+	/* a message of at most 255 bytes, as the event always had */
+	r->message[255] = '\0';
+	r->status = "not_measured";
+	if (!out->unmeasured[0])
+		snprintf(out->unmeasured, sizeof(out->unmeasured), "%s",
+			 r->message);
+}
+
+/* A measured check: pass, fail or too close to call, with its margin. */
+static void check_measured(const struct check_spec *c,
+			   const struct fact_info *m, const json_t *metrics,
+			   double x, struct event_check *r,
+			   struct check_summary *out)
+{
+	double noise = metric_noise(metrics, c->metric);
+	int ok = c->op == CHECK_AT_LEAST ? x >= c->bound : x <= c->bound;
+	/* how far on the right side of the bar, as a share of it */
+	double margin = c->op == CHECK_AT_LEAST ? x - c->bound : c->bound - x;
+	int close = noise > 0 && fabs(x - c->bound) <= noise;
+	r->has_measured = 1;
+	r->measured = x;
+	r->margin = margin;
+	r->has_margin_pct = c->bound != 0;
+	r->margin_pct = c->bound != 0 ? 100 * margin / fabs(c->bound) : 0;
+	r->noise = noise > 0 ? noise : 0;
+	/* the same bar in the copy bandwidth's terms, for displays that draw
+	 * % of copy: bar x the reference's % of copy */
+	if (!strncmp(c->metric, "pct_of_reference", 16) && x > 0) {
+		json_t *copy = json_object_get(metrics,
+					       strstr(c->metric, "_worst")
+						       ? "pct_of_copy_worst"
+						       : "pct_of_copy");
+		if (json_is_number(copy)) {
+			r->has_required_pct_of_copy = 1;
+			r->required_pct_of_copy =
+				c->bound * json_number_value(copy) / x;
+		}
+	}
+	r->status = close ? "close" : ok ? "pass" : "fail";
+	char xs[32], bs[32], ms[32];
+	if (close)
+		snprintf(r->message, sizeof(r->message),
+			 "%s: %s%s%s +/- %.2g, needs %s %s — too close to "
+			 "call: the bar is inside the measurement's "
+			 "uncertainty",
+			 c->metric, verdict_number(x, xs, sizeof(xs)),
+			 *m->unit ? " " : "", m->unit, noise, r->op,
+			 verdict_number(c->bound, bs, sizeof(bs)));
+	else
+		snprintf(r->message, sizeof(r->message),
+			 "%s: %s%s%s, needs %s %s (margin %s%s) — %s",
+			 c->metric, verdict_number(x, xs, sizeof(xs)),
+			 *m->unit ? " " : "", m->unit, r->op,
+			 verdict_number(c->bound, bs, sizeof(bs)),
+			 margin >= 0 ? "+" : "",
+			 verdict_number(margin, ms, sizeof(ms)), c->why);
+	if (close && !out->close[0])
+		snprintf(out->close, sizeof(out->close), "%s", r->message);
+	if (!ok && !close && !out->fail[0])
+		snprintf(out->fail, sizeof(out->fail), "%s", r->message);
+}
+
+/* Evaluate the step's checks (verdict.h): data, no events. */
+void verdict_checks(const struct step_spec *s, const json_t *metrics,
+		    struct check_summary *out)
+{
+	if (summary_alloc(s, out) < 0)
+		return;
 	for (size_t i = 0; i < s->nchecks; i++) {
 		const struct check_spec *c = &s->checks[i];
-		const struct metric_info *m = metric_find(c->metric);
+		const struct fact_info *m = fact_find(c->metric);
 		json_t *v = json_object_get(metrics, c->metric);
-		const char *op = c->op == CHECK_AT_LEAST ? ">=" : "<=";
-		char id[96];
-		snprintf(id, sizeof(id), "%s %s %g", c->metric, op, c->bound);
-		json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:f, s:s, s:s}",
-				       "event", "check", "step", s->id, "id",
-				       id, "metric", c->metric, "required",
-				       c->bound, "op", op, "unit", m->unit);
-		if (!json_is_number(v)) {
-			char why[256], key[96];
-			snprintf(key, sizeof(key), "why:%s", c->metric);
-			const char *because =
-				json_string_value(json_object_get(metrics, key));
-			if (because)
-				snprintf(why, sizeof(why), "%s was not measured: %s",
-					 c->metric, because);
-			else
-				snprintf(why, sizeof(why),
-					 "%s was not measured (it comes from the "
-					 "%s, which did not report it)",
-					 c->metric, m->source);
-			json_object_set_new(ev, "status",
-					    json_string("not_measured"));
-			json_object_set_new(ev, "message", json_string(why));
-			if (!out->unmeasured[0])
-				snprintf(out->unmeasured, sizeof(out->unmeasured),
-					 "%s", why);
-			emit(sink, arg, ev);
-			continue;
-		}
-		double x = json_number_value(v);
-		double noise = metric_noise(metrics, c->metric);
-		int ok = c->op == CHECK_AT_LEAST ? x >= c->bound : x <= c->bound;
-		/* how far on the right side of the bar, as a share of it */
-		double margin = c->op == CHECK_AT_LEAST ? x - c->bound
-							: c->bound - x;
-		int close = noise > 0 && fabs(x - c->bound) <= noise;
-		json_object_set_new(ev, "measured", json_real(x));
-		json_object_set_new(ev, "margin", json_real(margin));
-		if (c->bound != 0)
-			json_object_set_new(ev, "margin_pct",
-					    json_real(100 * margin /
-						      fabs(c->bound)));
-		if (noise > 0)
-			json_object_set_new(ev, "noise", json_real(noise));
-		/* the same bar in the copy bandwidth's terms, for displays
-		 * that draw % of copy: bar x the reference's % of copy */
-		if (!strncmp(c->metric, "pct_of_reference", 16) && x > 0) {
-			json_t *copy = json_object_get(
-				metrics, strstr(c->metric, "_worst")
-						 ? "pct_of_copy_worst"
-						 : "pct_of_copy");
-			if (json_is_number(copy))
-				json_object_set_new(
-					ev, "required_pct_of_copy",
-					json_real(c->bound *
-						  json_number_value(copy) / x));
-		}
-		json_object_set_new(ev, "status",
-				    json_string(close ? "close"
-						: ok  ? "pass"
-						      : "fail"));
-		char msg[512], xs[32], bs[32], ms[32];
-		if (close)
-			snprintf(msg, sizeof(msg),
-				 "%s: %s%s%s +/- %.2g, needs %s %s — too close "
-				 "to call: the bar is inside the measurement's "
-				 "uncertainty",
-				 c->metric, verdict_number(x, xs, sizeof(xs)),
-				 *m->unit ? " " : "", m->unit, noise, op,
-				 verdict_number(c->bound, bs, sizeof(bs)));
+		struct event_check *r = &out->results[out->n++];
+		check_head(s, c, m, r);
+		if (!json_is_number(v))
+			check_unmeasured(c, m, metrics, r, out);
 		else
-			snprintf(msg, sizeof(msg),
-				 "%s: %s%s%s, needs %s %s (margin %s%s) — %s",
-				 c->metric, verdict_number(x, xs, sizeof(xs)),
-				 *m->unit ? " " : "", m->unit, op,
-				 verdict_number(c->bound, bs, sizeof(bs)),
-				 margin >= 0 ? "+" : "",
-				 verdict_number(margin, ms, sizeof(ms)), c->why);
-		json_object_set_new(ev, "message", json_string(msg));
-		if (close && !out->close[0])
-			snprintf(out->close, sizeof(out->close), "%s", msg);
-		if (!ok && !close && !out->fail[0])
-			snprintf(out->fail, sizeof(out->fail), "%s", msg);
-		emit(sink, arg, ev);
+			check_measured(c, m, metrics, json_number_value(v), r,
+				       out);
 	}
 }
 
@@ -538,14 +524,12 @@ const char *verdict_first_error(const json_t *diagnostics, char *buf,
 	return buf;
 }
 
-/* Decide a ran step's verdict; fills summary. */
-const char *verdict_decide(const struct step_outcome *r, const struct child *c,
-			   const struct check_summary *checks, char *summary,
-			   size_t len)
+/* How the run ended, when that decides the verdict (timeout, stub,
+ * crash); NULL when the harness reached its end. */
+static const char *decide_run_end(const struct step_outcome *r,
+				  const struct child *c, char *summary,
+				  size_t len)
 {
-	static const struct check_summary none;
-	if (!checks)
-		checks = &none;
 	char how[160];
 	if (c->timed_out) {
 		snprintf(summary, len,
@@ -606,6 +590,15 @@ const char *verdict_decide(const struct step_outcome *r, const struct child *c,
 				 "(%s)", how);
 		return "crash";
 	}
+	return NULL;
+}
+
+/* What the run's results and timing audit say, when they decide it (a
+ * wrong result, a write out of bounds, an untrusted timing); NULL when
+ * they leave it to the checks. */
+static const char *decide_results(const struct step_outcome *r, char *summary,
+				  size_t len)
+{
 	if (r->failed_case) {
 		const char *msg = json_string_value(
 			json_object_get(r->failed_case, "message"));
@@ -656,6 +649,22 @@ const char *verdict_decide(const struct step_outcome *r, const struct child *c,
 			 VERDICT_PHYSICS_SLACK, r->copy_gbps);
 		return "fail";
 	}
+	return NULL;
+}
+
+/* Decide a ran step's verdict; fills summary. */
+const char *verdict_decide(const struct step_outcome *r, const struct child *c,
+			   const struct check_summary *checks, char *summary,
+			   size_t len)
+{
+	static const struct check_summary none;
+	if (!checks)
+		checks = &none;
+	const char *v = decide_run_end(r, c, summary, len);
+	if (!v)
+		v = decide_results(r, summary, len);
+	if (v)
+		return v;
 	if (checks->fail[0]) {
 		snprintf(summary, len, "%s", checks->fail);
 		return "fail";

@@ -6,13 +6,15 @@
  * on_result callback), splits them into events, keeps the facts that decide
  * the verdict (first failed case, guard damage, CUDA error, todo marker,
  * whether the harness reached its end, launches off the default stream),
- * turns measurements into metrics (metric.h), adds "step" and pct_of_copy
- * to each event and forwards it to the sink. A line that is not an event is
+ * turns measurements into metrics (the step facts of common/facts.h), adds
+ * "step" and pct_of_copy to each event and forwards it to the sink. A line that is not an event is
  * remembered: the result channel is the grader's, so garbage on it means the
  * run cannot be trusted.
  *
  * verdict_checks() evaluates a step's lab.json checks against the metrics,
- * emitting one "check" event each; verdict_decide() then names the verdict
+ * returning one result each (the caller emits them as "check" events:
+ * verdict.c only forwards the harness's own events, through the outcome's
+ * sink); verdict_decide() then names the verdict
  * (event.h lists them) with a one-line summary a student can act on. The
  * order of precedence: timeout, not implemented, crash (CUDA error, garbage
  * on the channel, early exit or signal), wrong result, out-of-bounds write,
@@ -27,6 +29,7 @@
 #include <stddef.h>
 
 #include "event.h"
+#include "jsonl.h"
 #include "manifest.h"
 #include "runner.h"
 #include "strbuf.h"
@@ -47,7 +50,7 @@ struct step_outcome {
 	double copy_gbps;
 	event_sink sink;
 	void *sink_arg;
-	struct strbuf pending; /* a partial line from the result channel */
+	struct jsonl_reader lines; /* the result channel, line by line */
 	json_t *metrics;       /* metric name -> number */
 	json_t *failed_case;   /* first failing case event */
 	json_t *guard;         /* first guard event */
@@ -100,28 +103,34 @@ const char *outcome_timing_withheld(const struct step_outcome *o,
 				    const struct child *c);
 
 /*
- * What the checks of one step found: the message of the first failed check,
- * of the first check too close to call, and of the first one that could not
- * be measured ("" when none).
+ * What the checks of one step found: one result per check, in the
+ * manifest's order (the fields of its "check" event: the caller emits
+ * event_check(&results[i])), and the message of the first failed check, of
+ * the first check too close to call, and of the first one that could not
+ * be measured ("" when none). verdict_checks*() allocate results; release
+ * with check_summary_release().
  */
 struct check_summary {
 	char fail[600];
 	char close[600];
 	char unmeasured[300];
+	struct event_check *results;
+	size_t n;
 };
+void check_summary_release(struct check_summary *out);
 
 /*
- * Evaluate every check of s against metrics; one "check" event each, with
- * the measured value, its margin (how far on the passing side of the bar,
- * in the metric's unit and as margin_pct of the bar) and, for a timing
- * figure, its noise. A metric M may come with M_noise (metrics from
- * timings: calibration.h, and speedup_vs_baseline from both timings'
- * intervals); a value within its noise of the bar is "close": neither pass
- * nor fail. A metric that could not be measured may come with "why:M", the
- * reason in words.
+ * Evaluate every check of s against metrics, into out (data: it emits
+ * nothing): each with the measured value, its margin (how far on the
+ * passing side of the bar, in the metric's unit and as margin_pct of the
+ * bar) and, for a timing figure, its noise. A metric M may come with
+ * M_noise (metrics from timings: calibration.h, and speedup_vs_baseline
+ * from both timings' intervals); a value within its noise of the bar is
+ * "close": neither pass nor fail. A metric that could not be measured may
+ * come with "why:M", the reason in words.
  */
-void verdict_checks(const struct step_spec *s, json_t *metrics,
-		    event_sink sink, void *arg, struct check_summary *out);
+void verdict_checks(const struct step_spec *s, const json_t *metrics,
+		    struct check_summary *out);
 
 /* True when some check's value lies within its noise of its bar: the
  * caller measures again before deciding. */
@@ -130,14 +139,13 @@ int verdict_has_close_call(const struct step_spec *s, const json_t *metrics);
 /*
  * Without a device: judge the checks whose metric is known from the build
  * alone (PTX facts, the compiler's resources) exactly as verdict_checks
- * would, and emit each other check as "not_measured" with needs_gpu true
- * ("pct_of_copy needs a GPU ..."). Returns how many static checks failed
- * (the first one's message in fail_msg). The step stays not graded: what
- * needs a device was not judged.
+ * would, and give each other check the status "not_measured" with
+ * needs_gpu ("pct_of_copy needs a GPU ..."). Returns how many static checks
+ * failed (the first one's message in out->fail). The step stays not
+ * graded: what needs a device was not judged.
  */
-int verdict_checks_static(const struct step_spec *s, json_t *metrics,
-			  event_sink sink, void *arg, char *fail_msg,
-			  size_t fail_len);
+int verdict_checks_static(const struct step_spec *s, const json_t *metrics,
+			  struct check_summary *out);
 
 /* x for a message: an integer when whole (16384), else 4 significant
  * digits (2.75, 0.05). Returns buf. */

@@ -3,7 +3,11 @@
 
 Suites, each a story of one feature:
   unit  build/tests/test_* (C unit tests of common/ and grader/), TAP lines
+  graph tests/test_graph.py: no circle in the #include graph or the
+        link graph of ui/ grader/ common/
   cli   tests/test_cli.py: run.py and the grader's command line, CPU only
+  layout  tests/test_layout.py: run.py stays the front door (under 400
+        lines), no import circle in run.py + tools/, no lab.json read in Python
   newcomer  tests/test_newcomer.py: what a newcomer meets first, intake
         that never falls over (CPU only)
   arch  tests/test_arch.py: every lab builds for sm_75 ... sm_120, and what
@@ -68,6 +72,10 @@ def main(argv):
     t = hu.Tally(filters=argv)
     start = time.time()
     unit_suite(t)
+    import test_graph
+    test_graph.run(t)
+    import test_layout
+    test_layout.run(t)
     import test_cli
     test_cli.run(t)
     import test_newcomer

@@ -379,7 +379,7 @@ def no_gpu_feedback(t, state):
     t.record("cli: no GPU --verbose: the full demangled kernel signature "
              "and every PTX count",
              "saxpy_vec4(int, float, float const*, float*)" in out
-             and re.search(r"ptx +barriers 0 shuffles 0 rem_ops 0", out),
+             and re.search(r"ptx +ptx_barriers 0 ptx_shuffles 0 ptx_rem_ops 0", out),
              out[-2000:])
 
 
@@ -389,16 +389,15 @@ def docs_from_lab_json(t):
     rc, out, err = hu.run(RUN + ["docs", "--check"])
     t.record("cli: `run.py docs --check`: every lab README's checks block "
              "matches its lab.json", rc == 0, out + err)
-    sys.path.insert(0, hu.ROOT)
-    import importlib
-    runpy_mod = importlib.import_module("run")
+    sys.path.insert(0, os.path.join(hu.ROOT, "tools"))
+    import docs as docs_mod  # run.py docs renders with it
     rc, listing, _ = hu.run([hu.GRADER, "--root", hu.ROOT, "list", "--json"])
     labs = json.loads(listing)
     stale, repeated, starters = [], [], []
     for lab in labs:
         readme = os.path.join(hu.ROOT, "labs", lab["name"], "README.md")
         text = open(readme).read()
-        block = runpy_mod.checks_block(lab)
+        block = docs_mod.checks_block(lab)
         if block not in text:
             stale.append(lab["name"])
         outside = text.replace(block, "")
@@ -429,7 +428,7 @@ def docs_from_lab_json(t):
     lab["step_list"][0]["checks"].append(
         {"metric": "speedup_vs_reference", "op": ">=", "bound": 0.95,
          "unit": "x", "source": "timing", "why": "a new kind of bar"})
-    block = runpy_mod.checks_block(lab)
+    block = docs_mod.checks_block(lab)
     t.record("cli: the block is rendered from whatever lab.json says: a "
              "changed bound and a new metric show up (so the test above "
              "fails when a README is out of date)",
@@ -490,25 +489,25 @@ def newcomer_commands(t, state):
     t.record("cli: a misspelt lab: did you mean, and the numbered labs",
              rc == 2 and "no lab called \"saxpi\"; did you mean saxpy?"
              in err and "2. saxpy" in err, err)
-    sys.path.insert(0, hu.ROOT)
-    import importlib
+    sys.path.insert(0, os.path.join(hu.ROOT, "tools"))
     import io
-    runpy_mod = importlib.import_module("run")
+    import labs as labs_mod  # run.py's summary after test/bench
+    import programs  # run.py's builder
     buf = io.StringIO()
     old_state = os.environ.get("CUDALAB_STATE")
     os.environ["CUDALAB_STATE"] = state
     try:
-        runpy_mod.print_summary("test", [("coalescing", 3), ("saxpy", 1),
-                                         ("haxpy", 0)], buf)
-        saved = runpy_mod.GRADER, runpy_mod.UI
-        runpy_mod.GRADER = runpy_mod.UI = os.path.join(state, "nothing")
+        labs_mod.print_summary("test", [("coalescing", 3), ("saxpy", 1),
+                                        ("haxpy", 0)], buf)
+        saved = programs.GRADER, programs.UI
+        programs.GRADER = programs.UI = os.path.join(state, "nothing")
         first = io.StringIO()
         real, sys.stderr = sys.stderr, first
         try:
-            runpy_mod.announce_first_build()
+            programs.announce_first_build()
         finally:
             sys.stderr = real
-            runpy_mod.GRADER, runpy_mod.UI = saved
+            programs.GRADER, programs.UI = saved
     finally:
         if old_state is None:
             del os.environ["CUDALAB_STATE"]
@@ -657,8 +656,8 @@ def explain(t, state):
              "facts, after the facts, naming the step that fixes them",
              len(hints) == 3 and o.index("  counters") < o.index("  hint")
              and "step v3" in o and "step v5" in o
-             and "[because nc_loads == 0]" in o
-             and "[because load_bytes" in o.replace("\n", " ")
+             and "[because ptx_nc_loads == 0]" in o
+             and "[because ptx_max_load_bytes" in o.replace("\n", " ")
              and "3 more not checked: they need inst_per_element, waves,"
              in o, o)
     rc, o, e = hu.run(RUN + ["explain", "saxpy", "--step", "v5", "--src",
@@ -729,6 +728,37 @@ def explain(t, state):
                                  s.path], env=env)
     t.record("cli: explain of a step that does not compile: its first error, "
              "exit 1", rc == 1 and "does not compile: " in o, o + e)
+    # explain speaks in events: --json streams them, and the text is the
+    # text reporter's rendering of the same events
+    args = ["explain", "saxpy", "--step", "1", "--src",
+            os.path.join(sol, "saxpy")]
+    rc, o, e = hu.run([hu.GRADER, "--root", hu.ROOT] + args + ["--json"],
+                      env=env)
+    events = [json.loads(line) for line in o.splitlines() if line.strip()]
+    kinds = [ev.get("event") for ev in events]
+    mine = kinds[kinds.index("explain"):] if "explain" in kinds else []
+    prof = next((ev for ev in events if ev.get("event") == "profile"), {})
+    adv = next((ev for ev in events if ev.get("event") == "advice"), {})
+    t.record("cli: explain --json streams the build (run_begin mode "
+             "explain), then explain, accesses, sass, profile (set explain, "
+             "with the facts) and advice for the step",
+             rc == 0 and events and events[0].get("mode") == "explain"
+             and mine == ["explain", "accesses", "sass", "profile", "advice"]
+             and prof.get("set") == "explain"
+             and prof.get("facts", {}).get("nc_loads") == 0
+             and not prof.get("measured")
+             and any(h.get("see") == "v5" for h in adv.get("hints", [])),
+             "rc=%d %s\n%s" % (rc, kinds, e[-500:]))
+    with hu.Scratch() as s:
+        s.write("explain.jsonl", o)
+        rc2, replayed, _ = hu.run([hu.GRADER, "report", os.path.join(
+            s.path, "explain.jsonl"), "--no-color"], env=env)
+    rc3, direct, _ = hu.run([hu.GRADER, "--root", hu.ROOT] + args, env=env)
+    t.record("cli: `report` of a recorded explain run prints what explain "
+             "printed (one renderer: the text reporter)",
+             rc3 == 0 and direct.strip() and replayed == direct
+             and "compiler  saxpy_naive" in replayed,
+             "--- report\n%s\n--- explain\n%s" % (replayed, direct))
     rc, o, e = hu.run(RUN + ["explain", "nosuchlab"], env=env)
     t.record("cli: explain of an unknown lab: exit 2, says so",
              rc == 2 and "nosuchlab" in e, "rc=%d %s" % (rc, e))
@@ -1100,6 +1130,7 @@ def synthetic_bench_log(path, mode="bench"):
          "copy_method": "cudaMemcpy"},
         {"event": "timing", "step": "v1", "who": "student", "n": 1024,
          "bytes": 12288, "reps": 100, "median_us": 20.0, "gbps": 614.4,
+         "pct_of_copy": 61.44,  # the grader's (verdict.c), as it writes it
          "rounds": [20, 20, 20], "rounds_cv": 0.001},
         {"event": "profile", "step": "v1", "measured": True,
          "inst_per_element": 19.0},
@@ -1192,19 +1223,21 @@ def record_table(t):
 def variants_plot(t):
     """run.py draws bandwidth against a step's variants ("stride 4",
     "offset 1") from a bench log: one panel per family."""
-    sys.path.insert(0, hu.ROOT)
-    import run as runpy_module
+    sys.path.insert(0, os.path.join(hu.ROOT, "tools"))
+    import plots  # run.py's charts
     events = [{"event": "device", "name": "Test GPU", "copy_gbps": 1000.0}]
     for fam, pts in (("stride", [(1, 800), (2, 600), (4, 400), (32, 110)]),
                      ("offset", [(1, 790), (31, 780)])):
         for v, gbps in pts:
+            # pct_of_copy as the grader writes it on every timing event
+            # (verdict.c; the device's copy_gbps is 1000)
             events.append({"event": "timing", "step": "v2", "who": "student",
                            "variant": "%s %d" % (fam, v), "gbps": gbps,
-                           "median_us": 1.0})
+                           "pct_of_copy": gbps / 10.0, "median_us": 1.0})
     events.append({"event": "timing", "step": "v1", "who": "student",
-                   "gbps": 800, "median_us": 1.0})
-    series = runpy_module.variant_series(events)
-    svg = runpy_module.variants_svg(events)
+                   "gbps": 800, "pct_of_copy": 80.0, "median_us": 1.0})
+    series = plots.variant_series(events)
+    svg = plots.variants_svg(events)
     t.record("cli: the variants plot has a panel per family (stride: 4 "
              "points, offset: 2), labelled, and skips steps with one timing",
              list(series) == ["v2"] and len(series["v2"]["stride"]) == 4

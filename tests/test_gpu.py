@@ -529,6 +529,44 @@ def explain_roofline(t):
              o[-3000:] + e[-400:])
 
 
+def explain_events(t):
+    """explain with a GPU speaks in events: the profile event carries ncu's
+    counters by name and the facts; `report` of the recorded run prints
+    exactly what explain printed (the counters view, the roofline), so the
+    text and the dashboard draw the same measurement."""
+    sol = os.path.join(hu.ROOT, "solutions", "transpose")
+    with hu.Scratch() as s:
+        rc, o, e = hu.run([hu.GRADER, "--root", hu.ROOT, "explain",
+                           "transpose", "--step", "v2", "--src", sol,
+                           "--json"], timeout=300)
+        events = [json.loads(line) for line in o.splitlines()
+                  if line.startswith("{")]
+        prof = next((ev for ev in events if ev.get("event") == "profile"
+                     and ev.get("set") == "explain"), {})
+        facts = prof.get("facts", {})
+        t.record("gpu: explain --json: the profile event has ncu's counters "
+                 "and the facts (bank conflicts per element %s)"
+                 % facts.get("bank_conflicts_per_element"),
+                 rc == 0 and prof.get("measured") is True
+                 and len(prof.get("counters", {})) > 20
+                 and facts.get("bank_conflicts_per_element", 0) > 0.5
+                 and "occupancy_pct" in facts and "top_stall" in facts,
+                 json.dumps(prof)[:1500] + e[-400:])
+        path = os.path.join(s.path, "explain.jsonl")
+        with open(path, "w") as f:
+            f.write(o)
+        rc2, replayed, _ = hu.run([hu.GRADER, "report", path, "--no-color"])
+    counters = [l for l in replayed.splitlines() if l.startswith("    ")]
+    t.record("gpu: report of the recorded explain run shows the counters "
+             "view (DRAM, occupancy, sectors, bank conflicts, stalls)",
+             "% of its peak throughput" in replayed
+             and "% achieved" in replayed
+             and "sectors of 32 B per warp request" in replayed
+             and "bank conflicts" in replayed
+             and "of stalled warp-cycles" in replayed,
+             "\n".join(counters) or replayed[-2000:])
+
+
 def coalescing(t):
     """The coalescing lab: every reference passes; the stride curve shows
     what sectors cost; the starters say what is missing (step 3's starter,
@@ -804,6 +842,15 @@ def newcomer_on_gpu(t):
                  rc in (0, 1) and rc2 == 0 and "--src solutions/saxpy`" in text
                  and dev.get("name", "?") in text,
                  "bench rc=%d record rc=%d %s\n%s" % (rc, rc2, e2, text[:600]))
+        # the table's % of copy is each timing event's own (the grader's,
+        # verdict.c): record no longer derives it, so it must be there
+        rows = re.findall(r"^\| v[1-5] \|[^|]*\|[^|]*\|[^|]*\|([^|]*)\|",
+                          text, re.M)
+        t.record("gpu: newcomer: every step's row in the recorded table has "
+                 "its % of copy (from the grader's timing events)",
+                 len(rows) >= 5 and all(re.match(r" [\d.]+% $", c)
+                                        for c in rows),
+                 "%s\n%s" % (rows, text[:900]))
 def timed_sizes(t):
     """The timed case comes from the device: it moves at least 8x the L2
     and holds at most a quarter of the memory (timed_size.h)."""
@@ -1060,7 +1107,8 @@ def run(t):
               ("explain", explain_counters),
               ("explain", explain_names_next_fix),
               ("explain", explain_starters),
-              ("explain", explain_roofline), ("sizes", timed_sizes),
+              ("explain", explain_roofline), ("explain", explain_events),
+              ("sizes", timed_sizes),
               ("shared", lambda t: concurrent_students(t, "saxpy")),
               ("shared", lambda t: concurrent_students(t, "transpose")),
               ("sandbox", sandbox_gpu),

@@ -357,15 +357,18 @@ def live_no_gpu(t):
                  "no CUDA device" in s and "NOT GRADED: 0 passed" in s
                  and "Labs" in s, s)
         p.keys("e")
-        s = p.wait_for("press Enter to return", timeout=120)
-        t.record("ui: e explains the selected step in the terminal (its "
-                 "build, and why the counters were not measured)",
+        s = p.wait_for("hint ", timeout=120)
+        t.record("ui: e explains the selected step in place, without "
+                 "leaving the dashboard (its build, and why the counters "
+                 "were not measured)",
                  "saxpy_v1.cu:8" in s and "compiler" in s
-                 and "counters  not measured: no CUDA device" in s, s)
-        p.keys("Enter")
+                 and "counters  not measured: no CUDA device" in s
+                 and "Labs" in s and "Esc back to the dashboard" in s
+                 and "press Enter" not in s, s)
+        p.keys("Escape")
         s = p.wait_for("NOT GRADED: 0 passed")
-        t.record("ui: Enter returns from explain to the dashboard",
-                 "Labs" in s and "press Enter" not in s, s)
+        t.record("ui: Esc returns from explain to the dashboard",
+                 "Labs" in s and "counters  not measured" not in s, s)
         p.keys("q")
         s = p.wait_for("EXIT=")
         t.record("ui: and `run.py test` still exits 3 (not graded)",
@@ -485,6 +488,30 @@ def explain_key_in_replay(t):
              "--step K`" in r.stdout, r.stdout)
 
 
+def explain_replay(t):
+    """A recorded `explain --json` run (explain's events, common/event.h):
+    the dashboard shows it in place with `e`, and says the run is complete
+    (no "ended before the run finished")."""
+    fix = os.path.join(FIX, "explain_saxpy_v1.jsonl")
+    r = subprocess.run([UI, "--replay", fix, "--dump", "30x110", "--keys",
+                        "e"], stdout=subprocess.PIPE, text=True)
+    t.record("ui: a recorded explain run is shown in place with e: the "
+             "kernel, the PTX accesses by line, why no counters, the hints "
+             "naming the step that fixes them",
+             "compiler  saxpy_naive(int, float, float const*, float*)"
+             in r.stdout and "saxpy_v1.cu:8" in r.stdout
+             and "2x load" in r.stdout
+             and "counters  not measured: no CUDA device" in r.stdout
+             and "-> step v3" in r.stdout and "Esc back" in r.stdout
+             and "ended before the run finished" not in r.stdout, r.stdout)
+    r = subprocess.run([UI, "--replay", fix, "--dump", "30x110", "--keys",
+                        "e,Esc"], stdout=subprocess.PIPE, text=True)
+    t.record("ui: Esc leaves the explain view for the steps; the header "
+             "says the explanation is there",
+             "explained: e shows it" in r.stdout and "v1" in r.stdout
+             and "counters  not measured" not in r.stdout, r.stdout)
+
+
 def variant_bars(t):
     """A step that times variants (coalescing v2, recorded on the H100):
     the details draw a bar per variant, 30 cells = 100 % of copy."""
@@ -582,6 +609,7 @@ def run(t):
     sweep_view(t)
     variant_bars(t)
     explain_key_in_replay(t)
+    explain_replay(t)
     if not shutil.which("tmux"):
         t.skip("ui suite", "tmux is not installed")
         return

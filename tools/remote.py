@@ -31,10 +31,12 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server import FILE_LIMIT  # noqa: E402  (one cap: the server's)
+import exits  # noqa: E402
+import labs as labs_mod  # noqa: E402  (the grader's list of the labs)
 
 
 class RemoteError(Exception):
-    def __init__(self, message, code=4):
+    def __init__(self, message, code=exits.GRADER_ERROR):
         Exception.__init__(self, message)
         self.message, self.code = message, code
 
@@ -56,7 +58,7 @@ def load_config():
     except (OSError, ValueError):
         raise RemoteError("not logged in to a workshop server: run `python3 "
                           "run.py login URL` with the URL and token the "
-                          "organiser gave you", 2)
+                          "organiser gave you", exits.USAGE)
     if url:
         cfg["url"] = url
     return cfg
@@ -93,15 +95,18 @@ def request(cfg, method, path, body=None, timeout=30, stream=False):
         if e.code == 429:
             raise RemoteError("the server is busy for you: %s (retry after "
                               "%s s)" % (why, e.headers.get("Retry-After",
-                                                            "?")), 4)
+                                                            "?")),
+                              exits.GRADER_ERROR)
         if e.code >= 500:
-            raise RemoteError("the server failed (%d): %s" % (e.code, why), 4)
-        raise RemoteError("the server refused: %s" % why, 2)
+            raise RemoteError("the server failed (%d): %s" % (e.code, why),
+                              exits.GRADER_ERROR)
+        raise RemoteError("the server refused: %s" % why, exits.USAGE)
     except (urllib.error.URLError, OSError) as e:
         reason = getattr(e, "reason", e)
         raise RemoteError("cannot reach the workshop server at %s (%s): is "
                           "it running? ask the organiser, or work locally "
-                          "without --remote" % (cfg["url"], reason), 4)
+                          "without --remote" % (cfg["url"], reason),
+                          exits.GRADER_ERROR)
 
 
 def login(url, token=None):
@@ -114,30 +119,30 @@ def login(url, token=None):
             token = sys.stdin.readline()
     token = token.strip()
     if not token:
-        raise RemoteError("no token given", 2)
+        raise RemoteError("no token given", exits.USAGE)
     with request({"url": url, "token": token}, "GET", "/api/me") as r:
         me = json.load(r)
     path = save_config(url, token)
     print("logged in to %s as %s (token kept in %s)" % (url, me["student"],
                                                         path))
-    return 0
+    return exits.PASS
 
 
 def step_files(grader, root, lab, src, step=None):
     """{name: text} of the lab's step files found in src (only the names the
     manifest lists; with step, only that step's file)."""
-    out = subprocess.run([grader, "--root", root, "list", "--json"],
-                         stdout=subprocess.PIPE, text=True)
-    labs = {x["name"]: x for x in json.loads(out.stdout or "[]")}
+    labs = {x["name"]: x for x in labs_mod.listing(grader=grader,
+                                                   root=root)}
     if lab not in labs:
         raise RemoteError("no lab called %s (labs: %s)"
-                          % (lab, ", ".join(labs)), 2)
+                          % (lab, ", ".join(labs)), exits.USAGE)
     steps = labs[lab]["step_list"]
     if step is not None:
         pick = [s for k, s in enumerate(steps, 1)
                 if step in (s["id"], str(k))]
         if not pick:
-            raise RemoteError("lab %s has no step \"%s\"" % (lab, step), 2)
+            raise RemoteError("lab %s has no step \"%s\"" % (lab, step),
+                              exits.USAGE)
         steps = pick
     files = {}
     for s in steps:
@@ -147,12 +152,12 @@ def step_files(grader, root, lab, src, step=None):
         if os.path.getsize(path) > FILE_LIMIT:
             raise RemoteError("%s is %d bytes: a step file may have at most "
                               "%d" % (path, os.path.getsize(path),
-                                      FILE_LIMIT), 2)
+                                      FILE_LIMIT), exits.USAGE)
         with open(path, errors="replace") as f:
             files[s["file"]] = f.read()
     if not files:
         raise RemoteError("none of the step files of %s is in %s"
-                          % (lab, src), 2)
+                          % (lab, src), exits.USAGE)
     return files
 
 
@@ -185,7 +190,8 @@ def events(cfg, job, after=-1):
     if not ended:
         raise RemoteError("lost the connection to the server; job %s goes "
                           "on there: re-attach with `python3 run.py test "
-                          "--remote --job %s`" % (job, job), 4)
+                          "--remote --job %s`" % (job, job),
+                          exits.GRADER_ERROR)
 
 
 def describe_server(ev):
@@ -200,7 +206,7 @@ def describe_server(ev):
 def run(cfg, job, render, note=sys.stderr):
     """Feed job's events to render(line) (the grader's lines only) and
     say the server's own ones on note. Returns the job's exit status."""
-    rc, said = 4, None
+    rc, said = exits.GRADER_ERROR, None
     for line in events(cfg, job):
         try:
             ev = json.loads(line)
@@ -217,7 +223,7 @@ def run(cfg, job, render, note=sys.stderr):
         if kind == "server" and note:
             print(describe_server(ev), file=note, flush=True)
         if kind == "job_end":
-            rc = ev.get("exit", 4)
+            rc = ev.get("exit", exits.GRADER_ERROR)
         elif kind == "error" and ev.get("step") == "server" and note:
             print("server: %s" % ev.get("message"), file=note, flush=True)
         render(line, ev)
@@ -232,7 +238,7 @@ def test(args, root, grader):
     if not job:
         if not lab:
             raise RemoteError("--remote needs a lab, e.g. `python3 run.py "
-                              "test saxpy --remote`", 2)
+                              "test saxpy --remote`", exits.USAGE)
         src = args.src or os.path.join(root, "labs", lab)
         files = step_files(grader, root, lab, src, args.step)
         reply = submit(cfg, lab, args.step, files)

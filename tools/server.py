@@ -52,6 +52,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import labs as labs_mod  # noqa: E402
 import store as store_mod  # noqa: E402
 
 FILE_LIMIT = 256 << 10      # one step file
@@ -131,10 +132,8 @@ class Server:
     def _labs(self):
         """{lab: [{"id", "title", "file"}]} from the C grader (which owns
         lab.json)."""
-        out = subprocess.run([self.real_grader(), "--root", self.root, "list",
-                              "--json"], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True)
-        labs = json.loads(out.stdout or "[]")
+        labs = labs_mod.listing(quiet=True, grader=self.real_grader(),
+                                root=self.root)
         return {lab["name"]: [{"id": s["id"], "title": s["title"],
                                "file": s["file"]} for s in lab["step_list"]]
                 for lab in labs}

@@ -10,6 +10,7 @@
  *                                          run the grader itself, live;
  *                                          r/R rerun, ←/→ switch lab,
  *                                          e explain the selected step
+ *                                          (in place: the explain view)
  *   options: --labs FILE (the `list --json` of the workshop), --history FILE
  *            (history.jsonl), --ascii, --no-color, --dump ROWSxCOLS (render
  *            the whole replay once, as text, with no terminal)
@@ -19,9 +20,11 @@
  */
 #include "canvas.h"
 #include "class_view.h"
+#include "panels.h"
 #include "render.h"
 #include "source.h"
 #include "state.h"
+#include "strvec.h"
 #include "term.h"
 
 #include <errno.h>
@@ -30,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_ARGS 64
@@ -151,28 +153,23 @@ static int parse(int argc, char **argv, struct options *o)
 static int spawn(struct event_source *src, const struct options *o,
 		 const char *lab, const char *step, struct ui_state *s)
 {
-	const char *argv[MAX_ARGS + 16];
-	int k = 0;
-	argv[k++] = o->grader;
-	argv[k++] = "--root";
-	argv[k++] = o->root;
-	argv[k++] = o->bench ? "bench" : "test";
-	argv[k++] = lab;
-	if (step) {
-		argv[k++] = "--step";
-		argv[k++] = step;
-	}
+	struct strvec argv = STRVEC_INIT;
+	strvec_pushl(&argv, o->grader, "--root", o->root,
+		     o->bench ? "bench" : "test", lab, NULL);
+	if (step)
+		strvec_pushl(&argv, "--step", step, NULL);
 	for (int i = 0; i < o->nextra; i++)
-		argv[k++] = o->extra[i];
-	argv[k++] = "--json";
-	argv[k] = NULL;
+		strvec_push(&argv, o->extra[i]);
+	strvec_push(&argv, "--json");
 	char err[256];
 	source_close(src);
 	s->stream_problem[0] = '\0';
 	s->bad_line[0] = '\0';
 	s->bad_lines = 0;
 	s->stream_closed = 0;
-	if (source_spawn(src, argv, err, sizeof(err)) < 0) {
+	int rc = source_spawn(src, strvec_argv(&argv), err, sizeof(err));
+	strvec_clear(&argv);
+	if (rc < 0) {
 		snprintf(s->stream_problem, sizeof(s->stream_problem), "%s", err);
 		return -1;
 	}
@@ -181,60 +178,28 @@ static int spawn(struct event_source *src, const struct options *o,
 }
 
 /*
- * `explain` on one step, in the terminal the dashboard leaves for it (as
- * tig runs an external command): the grader's text output scrolls by as
- * Nsight Compute works, then Enter returns to the dashboard. The step files
- * come from the run's --src, when it had one.
+ * `explain` on one step, beside the dashboard: the grader's explain run
+ * (--json) is a second event source whose events fill the explain view in
+ * place (panel_explain.c) as Nsight Compute works. The step files come
+ * from the run's --src, when it had one.
  */
-static int explain_step(const struct options *o, const char *lab,
-			const char *step, int *unicode)
+static void explain_step(struct event_source *xsrc, const struct options *o,
+			 const char *lab, const char *step, struct ui_state *s)
 {
-	const char *argv[16];
-	int k = 0;
-	argv[k++] = o->grader;
-	argv[k++] = "--root";
-	argv[k++] = o->root;
-	argv[k++] = "explain";
-	argv[k++] = lab;
-	argv[k++] = "--step";
-	argv[k++] = step;
+	struct strvec argv = STRVEC_INIT;
+	strvec_pushl(&argv, o->grader, "--root", o->root, "explain", lab,
+		     "--step", step, NULL);
 	for (int i = 0; i + 1 < o->nextra; i++)
-		if (!strcmp(o->extra[i], "--src")) {
-			argv[k++] = "--src";
-			argv[k++] = o->extra[i + 1];
-		}
-	argv[k] = NULL;
-	term_stop();
-	printf("explain %s %s (Nsight Compute takes a few seconds per step)\n",
-	       lab, step);
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "cudalab-ui: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int status = 0;
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	printf("\n-- press Enter to return to the dashboard --");
-	fflush(stdout);
-	FILE *tty = fopen("/dev/tty", "r");
-	if (tty) {
-		int ch;
-		while ((ch = fgetc(tty)) != EOF && ch != '\n')
-			;
-		fclose(tty);
-	}
+		if (!strcmp(o->extra[i], "--src"))
+			strvec_pushl(&argv, "--src", o->extra[i + 1], NULL);
+	strvec_push(&argv, "--json");
+	source_close(xsrc);
+	ui_state_explain_begin(s, step);
 	char err[256];
-	if (term_start(!o->no_color && !getenv("NO_COLOR"), unicode, err,
-		       sizeof(err)) < 0) {
-		fprintf(stderr, "cudalab-ui: %s\n", err);
-		return -1;
-	}
-	return 0;
+	if (source_spawn(xsrc, strvec_argv(&argv), err, sizeof(err)) < 0)
+		ui_state_explain_closed(s, err);
+	xsrc->explain = 1;
+	strvec_clear(&argv);
 }
 
 static void load_labs(struct ui_state *s, const char *path)
@@ -398,8 +363,9 @@ int main(int argc, char **argv)
 						: base ? base + 1 : o.replay);
 	}
 	load_labs(&s, o.labs_file);
-	struct event_source src = {.fd = -1, .pid = -1, .err_fd = -1,
-				   .exit_status = -1};
+	struct event_source src = EVENT_SOURCE_INIT;
+	struct event_source xsrc = EVENT_SOURCE_INIT;
+	xsrc.explain = 1;
 	char err[512];
 	if (o.replay && source_open_file(&src, o.replay, err, sizeof(err)) < 0) {
 		fprintf(stderr, "cudalab-ui: %s\n", err);
@@ -430,9 +396,12 @@ int main(int argc, char **argv)
 	struct canvas *c = refit_canvas(NULL);
 	int dirty = 1, quit = 0;
 	while (!quit && !stop_signal) {
-		struct pollfd p[2] = {{term_fd(), POLLIN, 0}, {src.fd, POLLIN, 0}};
-		if (!dirty && poll(p, 2, 250) < 0 && errno != EINTR)
+		struct pollfd p[3] = {{term_fd(), POLLIN, 0}, {src.fd, POLLIN, 0},
+				      {xsrc.fd, POLLIN, 0}};
+		if (!dirty && poll(p, 3, 250) < 0 && errno != EINTR)
 			break;
+		if (source_pump(&xsrc, &s))
+			dirty = 1;
 		if (source_pump(&src, &s)) {
 			dirty = 1;
 			if (!history_loaded && s.lab[0] && o.history) {
@@ -466,10 +435,8 @@ int main(int argc, char **argv)
 				spawn(&src, &o, s.lab, NULL, &s);
 				break;
 			case ACT_EXPLAIN:
-				if (explain_step(&o, s.lab, ui_state_selected(&s)->id,
-						 &unicode) < 0)
-					quit = 1;
-				c = refit_canvas(c);
+				explain_step(&xsrc, &o, s.lab,
+					     ui_state_selected(&s)->id, &s);
 				break;
 			case ACT_PREV_LAB:
 			case ACT_NEXT_LAB:
@@ -491,6 +458,7 @@ int main(int argc, char **argv)
 	}
 	int running = src.fd >= 0 && src.pid > 0;
 	source_close(&src);
+	source_close(&xsrc);
 	term_stop();
 	canvas_free(c);
 	ui_state_release(&s);

@@ -14,7 +14,7 @@
  * It reads the book and never changes it.
  */
 #include "class_view.h"
-#include "render.h"
+#include "panels.h"
 
 #include <math.h>
 #include <stdio.h>

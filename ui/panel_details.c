@@ -4,7 +4,7 @@
  */
 #include "demangle.h"
 #include "event.h"
-#include "render.h"
+#include "panels.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The top three rows: title and run state, the device, the labs. */
-#include "render.h"
+#include "panels.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +26,8 @@ static const char *run_state(const struct ui_state *s, char *buf, size_t len)
 		snprintf(buf, len, "%s in %.1f s", s->mode, s->run_seconds);
 	else if (s->stream_truncated)
 		snprintf(buf, len, "stopped");
+	else if (s->stream_closed && !strcmp(s->mode, "explain"))
+		snprintf(buf, len, "explained: e shows it");
 	else
 		snprintf(buf, len, "waiting for the grader");
 	return buf;

@@ -1,5 +1,5 @@
 /* The help view: every key. */
-#include "render.h"
+#include "panels.h"
 
 void panel_help(struct canvas *c, int top, int bottom)
 {

@@ -2,7 +2,7 @@
  * The steps table and, under it, the selected step's summary and hint and
  * the run's summary. Column widths follow the terminal width.
  */
-#include "render.h"
+#include "panels.h"
 
 #include <stdio.h>
 #include <string.h>

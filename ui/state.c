@@ -1,5 +1,6 @@
 #include "state.h"
 #include "event.h"
+#include "jsonl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -54,6 +55,45 @@ void ui_state_release(struct ui_state *s)
 	for (int i = 0; i < s->nsteps; i++)
 		step_free(&s->steps[i]);
 	s->nsteps = 0;
+	json_decref(s->explain.events);
+	s->explain.events = NULL;
+}
+
+int ui_event_is_explain(const json_t *ev)
+{
+	static const char *const kinds[] = {"explain", "accesses", "sass",
+					    "advice", "roofline"};
+	const char *k = event_kind(ev);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(k, kinds[i]))
+			return 1;
+	return !strcmp(k, "profile") && !strcmp(event_str(ev, "set"), "explain");
+}
+
+void ui_state_explain_begin(struct ui_state *s, const char *step)
+{
+	json_decref(s->explain.events);
+	s->explain.events = json_array();
+	COPY(s->explain.step, step);
+	s->explain.running = 1;
+	s->explain.problem[0] = '\0';
+	s->view = VIEW_EXPLAIN;
+	s->scroll = 0;
+}
+
+void ui_state_explain_apply(struct ui_state *s, const json_t *ev)
+{
+	if (!ui_event_is_explain(ev) && strcmp(event_kind(ev), "resources"))
+		return;
+	if (!s->explain.events)
+		s->explain.events = json_array();
+	json_array_append(s->explain.events, (json_t *)ev);
+}
+
+void ui_state_explain_closed(struct ui_state *s, const char *why)
+{
+	s->explain.running = 0;
+	COPY(s->explain.problem, why);
 }
 
 static struct ui_step *find_step(struct ui_state *s, const char *id)
@@ -250,6 +290,11 @@ static void on_step_event(struct ui_state *s, const char *kind,
 void ui_state_apply(struct ui_state *s, const json_t *ev)
 {
 	const char *kind = event_kind(ev);
+	if (ui_event_is_explain(ev)) {
+		/* a replayed explain run: its view is there for `e` */
+		ui_state_explain_apply(s, ev);
+		return;
+	}
 	if (!strcmp(kind, "run_begin")) {
 		on_run_begin(s, ev);
 	} else if (!strcmp(kind, "device")) {
@@ -314,6 +359,11 @@ void ui_state_bad_line(struct ui_state *s, long lineno, const char *why)
 void ui_state_stream_closed(struct ui_state *s, const char *why)
 {
 	s->stream_closed = 1;
+	if (!strcmp(s->mode, "explain") && json_array_size(s->explain.events)) {
+		/* a recorded explain run ends with its explanations */
+		s->run_active = 0;
+		return;
+	}
 	if (s->run_active || !s->run_ended) {
 		s->stream_truncated = 1;
 		s->run_active = 0;
@@ -350,23 +400,26 @@ void ui_state_set_labs(struct ui_state *s, const json_t *list)
 	}
 }
 
+static void history_line(void *arg, json_t *h)
+{
+	struct ui_state *s = arg;
+	struct ui_step *st = !strcmp(event_str(h, "lab"), s->lab)
+				     ? find_step(s, event_str(h, "step"))
+				     : NULL;
+	if (st && json_is_number(json_object_get(h, "gbps")))
+		add_history(st, event_num(h, "gbps"));
+}
+
 void ui_state_load_history(struct ui_state *s, const char *path)
 {
 	FILE *f = path ? fopen(path, "r") : NULL;
 	if (!f)
 		return;
-	char line[4096];
-	while (fgets(line, sizeof(line), f)) {
-		json_t *h = json_loads(line, 0, NULL);
-		if (!h)
-			continue;
-		struct ui_step *st = !strcmp(event_str(h, "lab"), s->lab)
-					     ? find_step(s, event_str(h, "step"))
-					     : NULL;
-		if (st && json_is_number(json_object_get(h, "gbps")))
-			add_history(st, event_num(h, "gbps"));
-		json_decref(h);
-	}
+	struct jsonl_reader r = JSONL_READER_INIT;
+	r.on_value = history_line;
+	r.arg = s;
+	jsonl_read_file(&r, f);
+	jsonl_release(&r);
 	fclose(f);
 }
 
@@ -394,14 +447,14 @@ enum ui_action ui_state_key(struct ui_state *s, int key)
 		return ACT_NONE;
 	case UK_UP:
 	case 'k':
-		if (s->view == VIEW_DETAILS)
+		if (s->view == VIEW_DETAILS || s->view == VIEW_EXPLAIN)
 			s->scroll = s->scroll > 0 ? s->scroll - 1 : 0;
 		else if (s->selected > 0)
 			s->selected--;
 		return ACT_NONE;
 	case UK_DOWN:
 	case 'j':
-		if (s->view == VIEW_DETAILS)
+		if (s->view == VIEW_DETAILS || s->view == VIEW_EXPLAIN)
 			s->scroll++;
 		else if (s->selected + 1 < s->nsteps)
 			s->selected++;
@@ -441,6 +494,11 @@ enum ui_action ui_state_key(struct ui_state *s, int key)
 		}
 		return key == UK_LEFT ? ACT_PREV_LAB : ACT_NEXT_LAB;
 	case 'e':
+		if (!s->can_explain && json_array_size(s->explain.events)) {
+			s->view = VIEW_EXPLAIN;
+			s->scroll = 0;
+			return ACT_NONE;
+		}
 		if (!s->can_explain) {
 			snprintf(s->notice, sizeof(s->notice),
 				 "explain needs the grader: `python3 run.py "

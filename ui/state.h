@@ -68,7 +68,19 @@ struct ui_lab {
 	int order, passed, steps;
 };
 
-enum ui_view { VIEW_STEPS, VIEW_DETAILS, VIEW_HELP };
+enum ui_view { VIEW_STEPS, VIEW_DETAILS, VIEW_HELP, VIEW_EXPLAIN };
+
+/*
+ * explain's view of a step (the `e` key: `cudalab-grader explain --json`
+ * runs beside the dashboard and its events land here; or the explain
+ * events of a replayed run). Shown in place, over the steps.
+ */
+struct ui_explain {
+	char step[16];      /* the step asked for ("" when from a replay) */
+	int running;        /* its grader is still at work */
+	json_t *events;     /* explain's events, in order (owned) */
+	char problem[300];  /* its grader's end, when not a clean one */
+};
 
 enum ui_key {
 	UK_UP = 1000, UK_DOWN, UK_LEFT, UK_RIGHT, UK_ENTER, UK_BACK,
@@ -121,6 +133,7 @@ struct ui_state {
 	char notice[160];
 	char replay[160];  /* the file replayed ("" when live): the header
 			      says so */
+	struct ui_explain explain;
 };
 
 void ui_state_init(struct ui_state *s);
@@ -136,6 +149,17 @@ void ui_state_stream_closed(struct ui_state *s, const char *why);
 void ui_state_set_labs(struct ui_state *s, const json_t *list);
 /* Past GB/s of this lab's steps from history.jsonl (lines of JSON). */
 void ui_state_load_history(struct ui_state *s, const char *path);
+
+/* True for the events of explain's phase (common/event.h): explain,
+ * accesses, sass, advice, roofline, and profile with set "explain". */
+int ui_event_is_explain(const json_t *ev);
+/* `e` on step: a new explanation begins (the view switches to it). */
+void ui_state_explain_begin(struct ui_state *s, const char *step);
+/* An event of the explain run started for the view (any kind: only
+ * explain's are kept). */
+void ui_state_explain_apply(struct ui_state *s, const json_t *ev);
+/* Its stream ended; why: the grader's last words when it failed. */
+void ui_state_explain_closed(struct ui_state *s, const char *why);
 
 /* A key press: moves the view; returns what the program must do. */
 enum ui_action ui_state_key(struct ui_state *s, int key);

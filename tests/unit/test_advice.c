@@ -1,6 +1,7 @@
 /* advice: the condition language of lab.json's hints, and the fact table
  * the profiler's stall reasons must match. */
 #include "advice.h"
+#include "facts.h"
 #include "check.h"
 #include "profiler.h"
 #include "roofline.h"
@@ -23,48 +24,61 @@ int main(void)
 {
 	char err[256], missing[64];
 
-	CHECK(advice_check("load_bytes < 16", err, sizeof(err)) == 0,
+	CHECK(advice_check("ptx_max_load_bytes < 16", err, sizeof(err)) == 0,
 	      "one condition");
 	CHECK(advice_check("  dram_pct>=85 and occupancy_limiter == registers ",
 			   err, sizeof(err)) == 0,
 	      "two conditions, spacing free");
 	CHECK(rejects("lod_bytes < 16", "unknown fact \"lod_bytes\""),
 	      "a misspelt fact is an error that names it");
-	CHECK(rejects("load_bytes => 16", "expected < <= > >= == or !="),
+	CHECK(rejects("load_bytes < 16",
+		      "\"load_bytes\": it is now called \"ptx_max_load_bytes\""),
+	      "a retired fact is an error that names the new name");
+	CHECK(rejects("rem_ops > 0", "now called \"ptx_rem_ops\"") &&
+		      rejects("theoretical_occupancy_pct < 50",
+			      "now called \"occupancy_pct\""),
+	      "every retired advice name says its new one");
+	CHECK(rejects("ptx_rem_op > 0", "did you mean \"ptx_rem_ops\"?") &&
+		      rejects("stall_long_scorebaord_pct > 5",
+			      "did you mean \"stall_long_scoreboard_pct\"?"),
+	      "a misspelt fact names the one it is nearest to");
+	CHECK(rejects("pct_of_copy < 50", "not by explain"),
+	      "a fact only a grading run measures is not advice's");
+	CHECK(rejects("ptx_max_load_bytes => 16", "expected < <= > >= == or !="),
 	      "a bad operator");
-	CHECK(rejects("load_bytes < wide", "is a number"),
+	CHECK(rejects("ptx_max_load_bytes < wide", "is a number"),
 	      "a number fact against a word");
 	CHECK(rejects("top_stall > 3", "is a word"),
 	      "a word fact against a number");
 	CHECK(rejects("top_stall < barrier", "is a word"),
 	      "a word fact with an ordering operator");
-	CHECK(rejects("load_bytes < 16 or dram_pct < 5", "expected \"and\""),
+	CHECK(rejects("ptx_max_load_bytes < 16 or dram_pct < 5", "expected \"and\""),
 	      "only \"and\" joins conditions");
 	CHECK(rejects("", "empty"), "an empty condition");
-	CHECK(rejects("load_bytes <", "expected a value"), "a missing value");
+	CHECK(rejects("ptx_max_load_bytes <", "expected a value"), "a missing value");
 
-	json_t *facts = json_pack("{s:f, s:f, s:s, s:f}", "load_bytes", 4.0,
+	json_t *facts = json_pack("{s:f, s:f, s:s, s:f}", "ptx_max_load_bytes", 4.0,
 				  "dram_pct", 60.5, "occupancy_limiter",
 				  "registers", "registers", 64.0);
-	CHECK(advice_eval("load_bytes < 16", facts, missing, sizeof(missing)) ==
+	CHECK(advice_eval("ptx_max_load_bytes < 16", facts, missing, sizeof(missing)) ==
 		      ADVICE_TRUE, "4 < 16 holds");
-	CHECK(advice_eval("load_bytes >= 16", facts, missing, sizeof(missing)) ==
+	CHECK(advice_eval("ptx_max_load_bytes >= 16", facts, missing, sizeof(missing)) ==
 		      ADVICE_FALSE, "4 >= 16 does not");
-	CHECK(advice_eval("load_bytes <= 4 and dram_pct > 60", facts, missing,
+	CHECK(advice_eval("ptx_max_load_bytes <= 4 and dram_pct > 60", facts, missing,
 			  sizeof(missing)) == ADVICE_TRUE, "both hold");
-	CHECK(advice_eval("load_bytes < 16 and dram_pct > 61", facts, missing,
+	CHECK(advice_eval("ptx_max_load_bytes < 16 and dram_pct > 61", facts, missing,
 			  sizeof(missing)) == ADVICE_FALSE, "one fails: false");
 	CHECK(advice_eval("occupancy_limiter == registers", facts, missing,
 			  sizeof(missing)) == ADVICE_TRUE &&
 		      advice_eval("occupancy_limiter != registers", facts,
 				  missing, sizeof(missing)) == ADVICE_FALSE,
 	      "word facts compare as words");
-	CHECK(advice_eval("load_bytes < 16 and bank_conflicts_per_element > 1",
+	CHECK(advice_eval("ptx_max_load_bytes < 16 and bank_conflicts_per_element > 1",
 			  facts, missing, sizeof(missing)) == ADVICE_UNKNOWN &&
 		      !strcmp(missing, "bank_conflicts_per_element"),
 	      "an unmeasured fact makes the rule unknown and is named (%s)",
 	      missing);
-	CHECK(advice_eval("bank_conflicts_per_element > 1 and load_bytes > 16",
+	CHECK(advice_eval("bank_conflicts_per_element > 1 and ptx_max_load_bytes > 16",
 			  facts, missing, sizeof(missing)) == ADVICE_FALSE,
 	      "a false condition decides, even next to an unmeasured one");
 	json_decref(facts);
@@ -74,7 +88,8 @@ int main(void)
 	for (int i = 0; i < PM_NSTALLS; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "stall_%s_pct", pm_stall_reason(i));
-		if (strcmp(pm_stall_reason(i), "selected") && !advice_fact_find(name)) {
+		if (strcmp(pm_stall_reason(i), "selected") &&
+		    !(fact_find(name) && (fact_find(name)->uses & FACT_ADVICE))) {
 			printf("# no fact %s\n", name);
 			all = 0;
 		}

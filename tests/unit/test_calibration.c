@@ -64,7 +64,17 @@ static const char *judge(double gbps, double ci, char *summary, size_t len)
 	struct child c = CHILD_INIT;
 	c.exited = 1;
 	struct check_summary checks;
-	verdict_checks(&spec, o.metrics, keep_check, NULL, &checks);
+	{
+			/* checks are data; the test sees their events as
+			 * grade.c sends them */
+			verdict_checks(&spec, o.metrics, &checks);
+			for (size_t ci = 0; ci < checks.n; ci++) {
+				json_t *cev = event_check(&checks.results[ci]);
+				keep_check(NULL, cev);
+				json_decref(cev);
+			}
+			check_summary_release(&checks);
+		}
 	static char verdict[32];
 	snprintf(verdict, sizeof(verdict), "%s",
 		 verdict_decide(&o, &c, &checks, summary, len));

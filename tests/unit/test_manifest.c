@@ -99,6 +99,24 @@ int main(void)
 		     "unknown metric \"speed\"");
 	manifest_with(body, sizeof(body), "demo", "",
 		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
+		      "\"hint\":\"h\",\"checks\":[{\"metric\":\"rem_ops\","
+		      "\"max\":0,\"why\":\"w\"}]}");
+	expect_error(body, "steps[0].checks[0].metric",
+		     "\"rem_ops\": it is now called \"ptx_rem_ops\"");
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
+		      "\"hint\":\"h\",\"checks\":[{\"metric\":\"dram_pct\","
+		      "\"min\":50,\"why\":\"w\"}]}");
+	expect_error(body, "steps[0].checks[0].metric",
+		     "dram_pct is measured only by explain");
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
+		      "\"hint\":\"h\",\"checks\":[{\"metric\":\"ptx_max_load_byte\","
+		      "\"min\":16,\"why\":\"w\"}]}");
+	expect_error(body, "steps[0].checks[0].metric",
+		     "did you mean \"ptx_max_load_bytes\"?");
+	manifest_with(body, sizeof(body), "demo", "",
+		      "{\"id\":\"v1\",\"title\":\"t\",\"file\":\"a.cu\","
 		      "\"hint\":\"h\",\"checks\":[{\"metric\":\"gbps\","
 		      "\"min\":1,\"max\":2,\"why\":\"w\"}]}");
 	expect_error(body, "steps[0].checks[0]", "exactly one of");
@@ -196,14 +214,18 @@ int main(void)
 		{"[]", "advice", "array of 1 to 64"},
 		{"[7]", "advice[0]", "must be an object"},
 		{"[{\"hint\":\"h\"}]", "advice[0].when", "missing"},
-		{"[{\"when\":\"load_bytes < 16\"}]", "advice[0].hint", "missing"},
+		{"[{\"when\":\"ptx_max_load_bytes < 16\"}]", "advice[0].hint", "missing"},
 		{"[{\"when\":\"lod_bytes < 16\",\"hint\":\"h\"}]", "advice[0]",
 		 "unknown fact \"lod_bytes\""},
+		{"[{\"when\":\"load_bytes < 16\",\"hint\":\"h\"}]", "advice[0]",
+		 "now called \"ptx_max_load_bytes\""},
+		{"[{\"when\":\"gbps > 1\",\"hint\":\"h\"}]", "advice[0]",
+		 "not by explain"},
 		{"[{\"when\":\"top_stall > 2\",\"hint\":\"h\"}]", "advice[0]",
 		 "is a word"},
-		{"[{\"when\":\"load_bytes < 16\",\"hint\":\"h\",\"see\":\"v9\"}]",
+		{"[{\"when\":\"ptx_max_load_bytes < 16\",\"hint\":\"h\",\"see\":\"v9\"}]",
 		 "advice[0]", "no step \"v9\""},
-		{"[{\"when\":\"load_bytes < 16\",\"hint\":\"h\",\"why\":\"x\"}]",
+		{"[{\"when\":\"ptx_max_load_bytes < 16\",\"hint\":\"h\",\"why\":\"x\"}]",
 		 "advice[0].why", "unknown field"},
 	};
 	for (size_t k = 0; k < sizeof(bad_advice) / sizeof(bad_advice[0]); k++) {
@@ -213,7 +235,7 @@ int main(void)
 		expect_error(body, bad_advice[k].field, bad_advice[k].reason);
 	}
 	manifest_with(body, sizeof(body), "demo",
-		      ",\"advice\":[{\"when\":\"load_bytes < 16 and dram_pct < 80\","
+		      ",\"advice\":[{\"when\":\"ptx_max_load_bytes < 16 and dram_pct < 80\","
 		      "\"hint\":\"wider\",\"see\":\"v1\"},{\"when\":\"waves > 1\","
 		      "\"hint\":\"persist\"}]",
 		      good_step);

@@ -283,68 +283,90 @@ static void reap(struct child *c, int status)
 	live_remove(c->pid);
 }
 
+int child_poll(struct child *c, int wait_ms)
+{
+	if (c->pid < 0 && !c->reaped)
+		return -1;
+	if (c->reaped && c->out_pipe < 0 && c->result_pipe < 0)
+		return 1;
+	double deadline = c->wall_limit_s > 0 ? c->started + c->wall_limit_s : 0;
+	if (!c->reaped) {
+		int status;
+		pid_t r = waitpid(c->pid, &status, WNOHANG);
+		if (r == c->pid) {
+			reap(c, status);
+			c->reaped = 1;
+		}
+	}
+	double extra = c->extend_s ? *c->extend_s : 0;
+	if (extra > c->max_extend_s)
+		extra = c->max_extend_s;
+	if (deadline && !c->reaped && now() >= deadline + extra) {
+		c->timed_out = 1;
+		kill(-c->pid, SIGKILL);
+		int status;
+		waitpid(c->pid, &status, 0);
+		reap(c, status);
+		c->reaped = 1;
+	}
+	struct pollfd pfd[2];
+	int np = 0;
+	if (c->out_pipe >= 0)
+		pfd[np++] = (struct pollfd){c->out_pipe, POLLIN, 0};
+	if (c->result_pipe >= 0)
+		pfd[np++] = (struct pollfd){c->result_pipe, POLLIN, 0};
+	if (np == 0) {
+		if (!c->reaped && wait_ms > 0) {
+			struct timespec ts = {0, 20 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		return c->reaped;
+	}
+	if (poll(pfd, (nfds_t)np, c->reaped && wait_ms > 0 ? 1000 : wait_ms) < 0 &&
+	    errno != EINTR)
+		goto give_up;
+	for (int i = 0; i < np; i++) {
+		if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if (pfd[i].fd == c->out_pipe)
+			drain(c, &c->out_pipe, &c->out, c->out_limit,
+			      &c->out_dropped, 0);
+		else
+			drain(c, &c->result_pipe, &c->result,
+			      c->result_limit, &c->result_dropped,
+			      c->on_result != NULL);
+	}
+	if (c->result_dropped && !c->result_overflow) {
+		c->result_overflow = 1;
+		kill(-c->pid, SIGKILL);
+	}
+	/* A reaped group whose pipes stay open past a second: give up. */
+	if (c->reaped && now() - c->started - c->seconds > 2.0)
+		goto give_up;
+	return c->reaped && c->out_pipe < 0 && c->result_pipe < 0;
+
+give_up:
+	if (c->out_pipe >= 0)
+		close(c->out_pipe);
+	if (c->result_pipe >= 0)
+		close(c->result_pipe);
+	c->out_pipe = c->result_pipe = -1;
+	return c->reaped;
+}
+
 int child_finish(struct child *c)
 {
 	if (c->pid < 0)
 		return -1;
-	double deadline = c->wall_limit_s > 0 ? c->started + c->wall_limit_s : 0;
-	int reaped = 0;
-	size_t result_dropped = 0;
-
-	while (!reaped || c->out_pipe >= 0 || c->result_pipe >= 0) {
-		if (!reaped) {
-			int status;
-			pid_t r = waitpid(c->pid, &status, WNOHANG);
-			if (r == c->pid) {
-				reap(c, status);
-				reaped = 1;
-			}
-		}
-		double extra = c->extend_s ? *c->extend_s : 0;
-		if (extra > c->max_extend_s)
-			extra = c->max_extend_s;
-		if (deadline && !reaped && now() >= deadline + extra) {
-			c->timed_out = 1;
-			kill(-c->pid, SIGKILL);
-			int status;
-			waitpid(c->pid, &status, 0);
-			reap(c, status);
-			reaped = 1;
-		}
-		struct pollfd pfd[2];
-		int np = 0;
-		if (c->out_pipe >= 0)
-			pfd[np++] = (struct pollfd){c->out_pipe, POLLIN, 0};
-		if (c->result_pipe >= 0)
-			pfd[np++] = (struct pollfd){c->result_pipe, POLLIN, 0};
-		if (np == 0) {
-			if (!reaped) {
-				struct timespec ts = {0, 20 * 1000 * 1000};
-				nanosleep(&ts, NULL);
-			}
-			continue;
-		}
-		int wait_ms = reaped ? 1000 : 50;
-		if (poll(pfd, (nfds_t)np, wait_ms) < 0 && errno != EINTR)
-			break;
-		for (int i = 0; i < np; i++) {
-			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			if (pfd[i].fd == c->out_pipe)
-				drain(c, &c->out_pipe, &c->out, c->out_limit,
-				      &c->out_dropped, 0);
-			else
-				drain(c, &c->result_pipe, &c->result,
-				      c->result_limit, &result_dropped,
-				      c->on_result != NULL);
-		}
-		if (result_dropped && !c->result_overflow) {
-			c->result_overflow = 1;
-			kill(-c->pid, SIGKILL);
-		}
-		/* A reaped group whose pipes stay open past a second: give up. */
-		if (reaped && np && now() - c->started - c->seconds > 2.0)
-			break;
+	int r;
+	while ((r = child_poll(c, 50)) == 0)
+		;
+	if (!c->reaped) { /* poll itself failed: end it the hard way */
+		kill(-c->pid, SIGKILL);
+		int status;
+		waitpid(c->pid, &status, 0);
+		reap(c, status);
+		c->reaped = 1;
 	}
 	if (c->out_pipe >= 0)
 		close(c->out_pipe);
@@ -352,6 +374,14 @@ int child_finish(struct child *c)
 		close(c->result_pipe);
 	c->out_pipe = c->result_pipe = -1;
 	return 0;
+}
+
+void child_stop(struct child *c, int sig)
+{
+	if (c->pid < 0 || c->reaped)
+		return;
+	kill(-c->pid, sig);
+	child_finish(c);
 }
 
 int child_run(struct child *c)

@@ -1,5 +1,6 @@
 /*
  * runner — run one child process with limits, in its own process group.
+ * (common/: the grader's steps and tools, and the dashboard's grader.)
  *
  * Modelled on git's run-command: one struct describes the child, CHILD_INIT
  * gives the defaults, and there are three verbs:
@@ -10,6 +11,10 @@
  *                    wall-clock limit, reap it; returns 0 when it was reaped
  *                    (whatever its exit status: read the fields below).
  *   child_run(c)     start + finish.
+ *
+ * and, for callers with their own event loop, child_poll (one round of
+ * finish) and child_stop (signal, then finish); see below. The grader and
+ * the dashboard (ui/source.c) both start their children here.
  *
  * Descriptors: the runner opens and closes every pipe and file it uses. The
  * child gets only stdin (/dev/null), stdout, stderr and the result fd. Its stdout and stderr go together either to
@@ -90,6 +95,8 @@ struct child {
 	int term_signal;   /* killed by this signal (0 if exited) */
 	int timed_out;     /* the runner killed it at wall_limit_s */
 	int result_overflow;
+	int reaped;        /* the child has been waited for */
+	size_t result_dropped; /* result bytes past result_limit */
 	char error[256];
 };
 
@@ -104,6 +111,21 @@ struct child {
 int child_start(struct child *c);
 int child_finish(struct child *c);
 int child_run(struct child *c);
+
+/*
+ * One round of child_finish, for a caller with its own loop (the
+ * dashboard, which reads a grader's events while it draws): reads what the
+ * pipes hold (waiting at most wait_ms for it; 0: not at all), enforces the
+ * wall-clock limit and reaps the child when it has ended. Returns 0 while
+ * it runs or its pipes are open, 1 when it is over (the fields below are
+ * final), -1 when it was never started. out_pipe and result_pipe are the
+ * descriptors to poll(2) on meanwhile (-1 once closed).
+ */
+int child_poll(struct child *c, int wait_ms);
+/* Send sig to the child's process group and finish it (no-op when it is
+ * over): the dashboard stopping a grader it no longer needs (SIGTERM lets
+ * the grader end its own children). */
+void child_stop(struct child *c, int sig);
 void child_kill_all(void);
 
 /* Free the captured output; the struct may be reused after CHILD_INIT. */
