@@ -70,7 +70,8 @@ struct wire_req {
 	uint32_t magic, type;
 	uint64_t seq;
 	uint32_t alloc_id, flags;
-	uint64_t alloc_bytes; /* MAP: the allocation's size */
+	uint64_t alloc_bytes; /* MAP: the bytes a staged call copies ... */
+	uint64_t stage_off;   /* ... from here in the allocation */
 	cudaIpcMemHandle_t handle;
 	int32_t call, nbuf;
 	uint32_t buf_alloc[HX_MAX_BUFS];
@@ -110,7 +111,7 @@ static int wire_send(int sock, const void *msg, size_t len)
 
 struct export_entry {
 	void *alloc;
-	size_t bytes;
+	size_t bytes, stage_off;
 	uint32_t id;
 	int mapped; /* the student's process has opened it */
 };
@@ -132,7 +133,10 @@ struct hx_run {
 	struct hx_buffer buf[HX_MAX_BUFS];
 	enum hx_role role[HX_MAX_BUFS];
 	size_t elem[HX_MAX_BUFS];
-	size_t alloc_bytes[HX_MAX_BUFS]; /* the whole allocation's */
+	/* what a staged call copies (WF_STAGE): the whole allocation, guards
+	 * included, or for HX_IN_EXACT only the data, so that the student's
+	 * process's copy ends where the data ends */
+	size_t alloc_bytes[HX_MAX_BUFS], stage_off[HX_MAX_BUFS];
 	unsigned long long fingerprint[HX_MAX_BUFS];
 	struct hx_request req;
 	char what[160];
@@ -147,7 +151,7 @@ static struct {
 	struct {
 		uint32_t id;
 		void *base;
-		size_t bytes;
+		size_t bytes, stage_off; /* the staged part */
 		void *twin; /* this process's own copy (WF_STAGE), or NULL */
 	} maps[MAX_ALLOCS];
 	int nmaps;
@@ -221,11 +225,13 @@ static cudaError_t stage(const struct wire_req *q, int dir)
 		cudaError_t err = cudaSuccess;
 		if (!S.maps[mi].twin)
 			err = cudaMalloc(&S.maps[mi].twin, S.maps[mi].bytes);
+		unsigned char *part = (unsigned char *)S.maps[mi].base +
+				      S.maps[mi].stage_off;
 		if (err == cudaSuccess)
-			err = dir ? cudaMemcpy(S.maps[mi].base, S.maps[mi].twin,
+			err = dir ? cudaMemcpy(part, S.maps[mi].twin,
 					       S.maps[mi].bytes,
 					       cudaMemcpyDeviceToDevice)
-				  : cudaMemcpy(S.maps[mi].twin, S.maps[mi].base,
+				  : cudaMemcpy(S.maps[mi].twin, part,
 					       S.maps[mi].bytes,
 					       cudaMemcpyDeviceToDevice);
 		if (err != cudaSuccess)
@@ -275,12 +281,14 @@ static void serve_call(const struct wire_req *q, struct wire_reply *rep,
 		cudaError_t err = stage(q, 0);
 		for (int b = 0; b < q->nbuf && err == cudaSuccess; b++) {
 			int mi = map_index(q->buf_alloc[b]);
-			if (mi < 0 || q->buf_off[b] > S.maps[mi].bytes) {
+			if (mi < 0 || q->buf_off[b] < S.maps[mi].stage_off ||
+			    q->buf_off[b] - S.maps[mi].stage_off >
+				    S.maps[mi].bytes) {
 				err = cudaErrorInvalidValue;
 				break;
 			}
 			a.buf[b] = (unsigned char *)S.maps[mi].twin +
-				   q->buf_off[b];
+				   (q->buf_off[b] - S.maps[mi].stage_off);
 		}
 		if (err != cudaSuccess) {
 			rep->status = WS_HARNESS;
@@ -386,6 +394,7 @@ static void student_map(const struct wire_req *q)
 	S.maps[S.nmaps].id = q->alloc_id;
 	S.maps[S.nmaps].base = p;
 	S.maps[S.nmaps].bytes = (size_t)q->alloc_bytes;
+	S.maps[S.nmaps].stage_off = (size_t)q->stage_off;
 	S.maps[S.nmaps].twin = NULL;
 	S.nmaps++;
 	/* the allocation's first bytes as this process sees them: the judge
@@ -756,7 +765,7 @@ static void collect_init(void)
 }
 
 /* Share allocation alloc with the student's process (once). */
-static uint32_t export_alloc(void *alloc, size_t bytes)
+static uint32_t export_alloc(void *alloc, size_t bytes, size_t stage_off)
 {
 	struct export_entry *e = find_export(alloc);
 	if (!e) {
@@ -766,6 +775,7 @@ static uint32_t export_alloc(void *alloc, size_t bytes)
 		e = &J.ex[J.nex++];
 		e->alloc = alloc;
 		e->bytes = bytes;
+		e->stage_off = stage_off;
 		e->id = J.next_id++;
 		e->mapped = 0;
 	}
@@ -780,6 +790,7 @@ static uint32_t export_alloc(void *alloc, size_t bytes)
 	q.seq = ++J.seq;
 	q.alloc_id = e->id;
 	q.alloc_bytes = e->bytes;
+	q.stage_off = e->stage_off;
 	HX_CHECK(cudaIpcGetMemHandle(&q.handle, alloc));
 	judge_send(&q, "sharing a buffer");
 	struct wire_reply r;
@@ -881,7 +892,8 @@ static void judge_call(struct hx_run *r, const struct hx_request *req,
 		for (int b = 0; b < req->nbuf; b++) {
 			struct hx_buffer *hb = &r->buf[req->buf[b]];
 			q.buf_alloc[b] = export_alloc(
-				hb->alloc, r->alloc_bytes[req->buf[b]]);
+				hb->alloc, r->alloc_bytes[req->buf[b]],
+				r->stage_off[req->buf[b]]);
 			q.buf_off[b] = (uint64_t)((unsigned char *)hb->data -
 						  hb->alloc) +
 				       req->buf_offset[b];
@@ -964,10 +976,12 @@ int hx_buf(struct hx_run *r, const char *name, size_t bytes, size_t offset,
 		struct hx_buffer b = {name, p, p + (total - bytes), bytes, 0,
 				      HX_GUARD_BYTE};
 		r->buf[i] = b;
-		r->alloc_bytes[i] = total;
+		r->alloc_bytes[i] = bytes;
+		r->stage_off[i] = total - bytes;
 	} else {
 		r->buf[i] = hx_buffer_new(name, bytes, offset);
 		r->alloc_bytes[i] = hx__alloc_total(bytes, offset);
+		r->stage_off[i] = 0;
 	}
 	return i;
 }
@@ -1337,7 +1351,7 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 	hx_gpu_exclusive_begin();
 	for (int b = 0; b < q.nbuf; b++) /* shared before the clock runs */
 		export_alloc(r->buf[q.buf[b]].alloc,
-			     r->alloc_bytes[q.buf[b]]);
+			     r->alloc_bytes[q.buf[b]], r->stage_off[q.buf[b]]);
 
 	/* the judge's clock's zero: empty round trips, each after work of the
 	 * judge's own as a timed call is (the GPU then switches contexts
