@@ -1,6 +1,8 @@
 #!/bin/bash
-# The judge's GPU pilot (issue 16, items 1 and 2), one paste, about 3-4
-# minutes on an H100. Run from the root of the `judge` worktree:
+# The judge's GPU pilot (issue 16, items 1 and 2), one paste: sections 0-5
+# about 3-4 minutes on an H100, 6 (the other four labs) about 5 more, 7
+# (PILOT_FULL=1: every lab's planted bugs) about 20 more. Run from the root
+# of the `judge` worktree:
 #     bash GPU-PILOT.sh
 # Everything goes to $OUT/judge-pilot.txt (OUT defaults to /tmp) and the
 # end of it to the terminal. Paste that file into GPU-RESULTS.md.
@@ -66,6 +68,21 @@ done
 say "5 reduction and transpose references (two processes)"
 run 150 python3 run.py test reduction --src solutions/reduction --plain
 run 120 python3 run.py test transpose --src solutions/transpose --plain
+
+say "6 the other labs' references (two processes; prefetch v2-v7 run memcheck staged)"
+for lab in haxpy memtuning prefetch coalescing; do
+	echo "--- $lab" >>"$LOG"
+	run 200 python3 run.py test $lab --src solutions/$lab --plain
+done
+
+say "7 (if time allows) the GPU suite's planted bugs and attacks of every lab"
+if [ -n "$PILOT_FULL" ]; then
+	run 1500 python3 -c 'import sys; sys.path.insert(0, "tests")
+import harness_util as hu, test_gpu
+t = hu.Tally(["planted bug"]); test_gpu.run(t); print(t.summary())'
+else
+	echo "(skipped: PILOT_FULL=1 bash GPU-PILOT.sh runs it, ~20 min)" >>"$LOG"
+fi
 
 say "done"
 tail -80 "$LOG"
