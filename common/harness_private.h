@@ -8,9 +8,15 @@
 #ifndef CUDALAB_HARNESS_PRIVATE_H
 #define CUDALAB_HARNESS_PRIVATE_H
 
+#include <cuda_runtime.h>
+#include <stddef.h>
+
 #include "gpustate.h"
-#include "harness.h"
 #include "stats.h"
+
+/* (not harness.h: the runtime includes this header, and the include
+ * graph of common/ has no circle) */
+struct hx_launch;
 
 /* hx_init in three parts: the command line (no CUDA, no descriptors
  * opened but the result channel's FILE), then the device (lock, context,

@@ -493,6 +493,8 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 	struct hx__student_side side = {student_die, student_todo};
 	hx__become_student(&side);
 	signal(SIGPIPE, SIG_IGN);
+	/* ready: nothing of the judge's is open here any more */
+	student_reply(WS_OK, NULL, 0, 0, 0);
 
 	static struct wire_req q;
 	static struct wire_reply rep;
@@ -553,6 +555,12 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 
 /* ---- the judge: the student's process ------------------------------------ */
 
+static void judge_recv(void *buf, size_t size, const char *during);
+static void expect_ok(const struct wire_reply *r, uint64_t seq,
+		      const char *during);
+static void __attribute__((noreturn)) reply_failed(struct wire_reply *r,
+						   const char *during);
+
 static void start_student(const struct hx_lab *lab)
 {
 	int sv[2];
@@ -577,6 +585,13 @@ static void start_student(const struct hx_lab *lab)
 	close(sv[1]);
 	J.sock = sv[0];
 	J.child = pid;
+	/* the student's process says it is ready: its descriptors are closed
+	 * before the judge opens anything (the GPU, NVML) */
+	struct wire_reply r;
+	judge_recv(&r, sizeof(r), "starting the student's process");
+	expect_ok(&r, 0, "starting the student's process");
+	if (r.status != WS_OK)
+		reply_failed(&r, "starting the student's process");
 	/* neither ptrace nor /proc/PID/mem, fd or environ of the judge for
 	 * the student's process (same uid) */
 	if (prctl(PR_SET_DUMPABLE, 0) < 0) {
