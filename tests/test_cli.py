@@ -745,7 +745,7 @@ def explain(t, state):
              rc == 0 and events and events[0].get("mode") == "explain"
              and mine == ["explain", "accesses", "sass", "profile", "advice"]
              and prof.get("set") == "explain"
-             and prof.get("facts", {}).get("nc_loads") == 0
+             and prof.get("facts", {}).get("ptx_nc_loads") == 0
              and not prof.get("measured")
              and any(h.get("see") == "v5" for h in adv.get("hints", [])),
              "rc=%d %s\n%s" % (rc, kinds, e[-500:]))
