@@ -622,6 +622,24 @@ static int launcher_problem(const struct build_env *env,
 	return 1;
 }
 
+/* NAME=list with each folder of a colon-separated list by its real path:
+ * the compile box shows no /etc, and /usr/local/cuda may be a link
+ * through /etc/alternatives (sandbox.h, compiler_view). */
+static void real_path_list(const char *name, const char *list, char *out,
+			   size_t len)
+{
+	size_t k = (size_t)snprintf(out, len, "%s=", name);
+	while (*list && k < len) {
+		size_t n = strcspn(list, ":");
+		char given[PATH_MAX], real[PATH_MAX];
+		snprintf(given, sizeof(given), "%.*s", (int)n, list);
+		const char *use = n && realpath(given, real) ? real : given;
+		k += (size_t)snprintf(out + k, len - k, "%s%s",
+				      out[k - 1] == '=' ? "" : ":", use);
+		list += n + (list[n] == ':');
+	}
+}
+
 /* Tell the front end that one step's compile ended (build_env.on_progress). */
 static void compiled_one(const struct build_env *env,
 			 const struct step_build *b, const struct child *c,
@@ -669,6 +687,9 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	 * cached entry never carries an older reader's figures */
 	hash_str(&base, "facts-v5");
 	hash_str(&base, OBJCHECK_RULES);
+	/* what the compile box shows and allows decides what a compile says
+	 * (sandbox.h): a cached answer of an older box is not reused */
+	hash_str(&base, "compile-box-2");
 
 	struct lab_flags fl;
 	lab_flags(env, lab, &fl);
@@ -710,8 +731,8 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	static const char *const pass[] = {"PATH", "LD_LIBRARY_PATH", NULL};
 	for (const char *const *v = pass; *v; v++)
 		if (getenv(*v)) {
-			snprintf(compile_store[ne], PATH_MAX, "%s=%s", *v,
-				 getenv(*v));
+			real_path_list(*v, getenv(*v), compile_store[ne],
+				       PATH_MAX);
 			compile_env[ne] = compile_store[ne];
 			ne++;
 		}
@@ -811,7 +832,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 		if (env->sb)
 			kids[i].env = compile_env;
 		/* keep at most `jobs` compilers running */
-		while (running >= (size_t)(env->jobs > 0 ? env->jobs : 1)) {
+		while (running >= (size_t)sandbox_compile_jobs(env->jobs)) {
 			while (next_wait < i && kids[next_wait].pid < 0)
 				next_wait++;
 			child_finish(&kids[next_wait]);

@@ -594,6 +594,10 @@ def rejected_without_gpu(t, state):
                      and e.get("verdict") in ("rejected", "compile_error")
                      and any(m in e.get("summary", "")
                              for m in want["message"].split("|"))
+                     # expect-absent: text the output must never hold
+                     # (a host file's line quoted back)
+                     and not (want.get("absent")
+                              and want["absent"] in json.dumps(events))
                      and (e.get("verdict") != "rejected"
                           or (len(lint) == 1
                               and not any(x.get("event") == "compile"
