@@ -502,6 +502,14 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 	else
 		objcheck_host_source(strbuf_str(&host), &h->source, &list);
 	strbuf_release(&host);
+	/* the origin of host asm holds only without line directives */
+	struct strbuf own = STRBUF_INIT;
+	if (strbuf_read_file(&own, source) < 0)
+		snprintf(err, sizeof(err), "cannot read %s to check it", source);
+	else
+		objcheck_line_directives(strbuf_str(&own), h->source.source_base,
+					 &list);
+	strbuf_release(&own);
 	if (rc == 0 && !err[0] && list.count == 0)
 		return NULL;
 	json_t *out = json_array();

@@ -728,3 +728,179 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 		p++;
 	}
 }
+
+/* ---- the student's own text: line directives ------------------------------ */
+
+/* One step of the student's text after line splices (a backslash, spaces
+ * or tabs, then a newline: GCC takes both), counting physical lines. */
+struct spliced {
+	const char *p;
+	long line;
+};
+
+static void splice_skip(struct spliced *s)
+{
+	for (;;) {
+		const char *q = s->p;
+		if (*q != '\\')
+			return;
+		q++;
+		while (*q == ' ' || *q == '\t' || *q == '\r')
+			q++;
+		if (*q != '\n')
+			return;
+		s->p = q + 1;
+		s->line++;
+	}
+}
+
+static char sp_peek(struct spliced *s, int ahead)
+{
+	struct spliced t = *s;
+	for (int i = 0; i < ahead && *t.p; i++) {
+		splice_skip(&t);
+		if (*t.p == '\n')
+			t.line++;
+		if (*t.p)
+			t.p++;
+	}
+	splice_skip(&t);
+	return *t.p;
+}
+
+static char sp_next(struct spliced *s)
+{
+	splice_skip(s);
+	char c = *s->p;
+	if (c) {
+		s->p++;
+		if (c == '\n')
+			s->line++;
+	}
+	return c;
+}
+
+/* Skip spaces, tabs and comments on the current line (a block comment may
+ * run over lines); returns 0 at a newline or the end. */
+static void sp_blank(struct spliced *s)
+{
+	for (;;) {
+		char c = sp_peek(s, 0);
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\f' ||
+		    c == '\v') {
+			sp_next(s);
+		} else if (c == '/' && sp_peek(s, 1) == '*') {
+			sp_next(s);
+			sp_next(s);
+			while (sp_peek(s, 0) &&
+			       !(sp_peek(s, 0) == '*' && sp_peek(s, 1) == '/'))
+				sp_next(s);
+			sp_next(s);
+			sp_next(s);
+		} else {
+			return;
+		}
+	}
+}
+
+void objcheck_line_directives(const char *text, const char *source_base,
+			      struct objcheck_list *out)
+{
+	struct spliced s = {text, 1};
+	int reported = 0;
+	while (text && sp_peek(&s, 0)) {
+		/* the start of a line: is its first token # (or %:, ??=)? */
+		sp_blank(&s);
+		long line = s.line;
+		char c = sp_peek(&s, 0);
+		int hash = 0;
+		if (c == '#' && sp_peek(&s, 1) != '#')
+			hash = 1;
+		else if (c == '%' && sp_peek(&s, 1) == ':')
+			hash = 2;
+		else if (c == '?' && sp_peek(&s, 1) == '?' &&
+			 sp_peek(&s, 2) == '=')
+			hash = 3;
+		if (hash) {
+			for (int i = 0; i < hash; i++)
+				sp_next(&s);
+			sp_blank(&s);
+			char word[8] = "";
+			size_t n = 0;
+			while (n < sizeof(word) - 1 &&
+			       (isalnum((unsigned char)sp_peek(&s, 0)) ||
+				sp_peek(&s, 0) == '_'))
+				word[n++] = sp_next(&s);
+			word[n] = 0;
+			int named = !strcmp(word, "line") &&
+				    !isalnum((unsigned char)sp_peek(&s, 0)) &&
+				    sp_peek(&s, 0) != '_';
+			if ((named || isdigit((unsigned char)word[0])) &&
+			    reported++ < 4)
+				problem(out,
+					"%s:%ld: a line directive (#line or a "
+					"line marker # N \"file\"): a kernel file "
+					"may not say its lines come from another "
+					"file (the check for host assembly goes "
+					"by where each line comes from)",
+					source_base, line);
+		}
+		/* the rest of the line: literals and comments may hide a
+		 * newline that is not the end of it */
+		while ((c = sp_peek(&s, 0)) && c != '\n') {
+			if (c == '/' && sp_peek(&s, 1) == '/') {
+				while (sp_peek(&s, 0) && sp_peek(&s, 0) != '\n')
+					sp_next(&s);
+			} else if (c == '/' && sp_peek(&s, 1) == '*') {
+				sp_blank(&s);
+			} else if (c == '"' || c == '\'') {
+				sp_next(&s);
+				while (sp_peek(&s, 0) && sp_peek(&s, 0) != c &&
+				       sp_peek(&s, 0) != '\n') {
+					if (sp_peek(&s, 0) == '\\')
+						sp_next(&s);
+					sp_next(&s);
+				}
+				if (sp_peek(&s, 0) == c)
+					sp_next(&s);
+			} else if (c == 'R' && sp_peek(&s, 1) == '"') {
+				/* a raw string: no splices, no escapes inside,
+				 * but newlines (its lines are not directives) */
+				sp_next(&s);
+				sp_next(&s);
+				const char *open = s.p;
+				const char *paren = strchr(open, '(');
+				if (!paren || paren - open > 16)
+					continue;
+				char delim[24];
+				snprintf(delim, sizeof(delim), ")%.*s\"",
+					 (int)(paren - open), open);
+				const char *end = strstr(paren, delim);
+				end = end ? end + strlen(delim)
+					  : paren + strlen(paren);
+				for (const char *q = s.p; q < end; q++)
+					s.line += *q == '\n';
+				s.p = end;
+			} else if (isdigit((unsigned char)c)) {
+				/* a pp-number: 1'000 is not a character */
+				while (isalnum((unsigned char)sp_peek(&s, 0)) ||
+				       sp_peek(&s, 0) == '.' ||
+				       sp_peek(&s, 0) == '_' ||
+				       (sp_peek(&s, 0) == '\'' &&
+					isalnum((unsigned char)sp_peek(&s, 1))))
+					sp_next(&s);
+			} else if (isalpha((unsigned char)c) || c == '_') {
+				while (isalnum((unsigned char)sp_peek(&s, 0)) ||
+				       sp_peek(&s, 0) == '_') {
+					if (sp_peek(&s, 0) == 'R' &&
+					    sp_peek(&s, 1) == '"')
+						break; /* u8R"(, LR"( */
+					sp_next(&s);
+				}
+			} else {
+				sp_next(&s);
+			}
+		}
+		sp_next(&s); /* the newline */
+	}
+}
