@@ -412,6 +412,19 @@ def long_name_memory(t):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def slow_skip_bomb(t):
+    """A member of any type counts against the size cap before tarfile
+    skips it (red team: a 2.7 KiB archive with an unknown-type member
+    claiming 2 GiB cost 8 s of intake; the script exits 1 over 2 s)."""
+    script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "intake",
+                          "slow_skip_bomb.py")
+    rc, out, err = hu.run([sys.executable, script], timeout=300)
+    t.record("newcomer: intake: an unknown-type tar member claiming 2 GiB "
+             "is a note on its row (archive bomb, not graded) in under 2 s",
+             rc == 0 and "archive bomb" in out and "not graded" in out,
+             "rc=%d %s %s" % (rc, out, err[-500:]))
+
+
 def hostile_intake(t, state):
     """Crafted archives and names: each is a note on its own row, the class
     is graded, the gradebook files parse and are neutralised."""
@@ -652,6 +665,7 @@ def run(t):
         slurm_script(t)
         grade_without_gpu(t, state)
         long_name_memory(t)
+        slow_skip_bomb(t)
         hostile_intake(t, state)
         read_only_install(t)
     finally:
