@@ -648,6 +648,56 @@ static void real_path_list(const char *name, const char *list, char *out,
 	}
 }
 
+/*
+ * Registers, stack, spills and shared memory of the step's kernels, from a
+ * ptxas -v of its own on the kept PTX (in a compile box), never from the
+ * compile's log: the front ends print a student's text into that log with
+ * its escapes made real, so `#pragma message("\nptxas info    : Used 64
+ * registers")` or a static_assert message wrote lines the parser took for
+ * ptxas's (red team, 2026-11-23: forged registers, a memtuning check).
+ * The flags are nvcc's own for that step (nvcc --dryrun: -arch -m64 -v
+ * --generate-line-info). An empty list when ptxas cannot run.
+ */
+static json_t *ptxas_resources(const struct build_env *env,
+			       const struct lab_flags *fl, const char *dir,
+			       const char *source, const char *const *cenv)
+{
+	char ptx[PATH_MAX * 2], cubin[PATH_MAX * 2], log[PATH_MAX * 2];
+	step_ptx_path(dir, source, ptx, sizeof(ptx));
+	snprintf(cubin, sizeof(cubin), "%s/resources.cubin", dir);
+	snprintf(log, sizeof(log), "%s/ptxas.log", dir);
+	const char *argv[] = {"ptxas", fl->arch, "-m64", "-v",
+			      "--generate-line-info", ptx, "-o", cubin, NULL};
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.dir = env->root;
+	c.out_path = log;
+	c.wall_limit_s = env->compile_limit_s;
+	c.file_limit_bytes = 64L << 20;
+	struct box box;
+	if (env->sb) {
+		box_for_compile(&box);
+		box.rw = dir;
+		c.env = cenv;
+		if (env->sb->as_root && chown(dir, SANDBOX_UID, SANDBOX_UID) < 0)
+			return json_array();
+		c.argv = sandbox_argv(env->sb, &box, NULL, argv);
+	}
+	child_run(&c);
+	int ran = c.exited && c.exit_code == 0;
+	child_release(&c);
+	if (env->sb && env->sb->as_root)
+		take_back(dir);
+	unlink(cubin);
+	struct strbuf out = STRBUF_INIT;
+	json_t *res = ran && strbuf_read_file(&out, log) == 0
+			      ? compiler_resources(strbuf_str(&out))
+			      : json_array();
+	strbuf_release(&out);
+	unlink(log);
+	return res;
+}
+
 /* Tell the front end that one step's compile ended (build_env.on_progress). */
 static void compiled_one(const struct build_env *env,
 			 const struct step_build *b, const struct child *c,
@@ -697,7 +747,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	hash_str(&base, OBJCHECK_RULES);
 	/* what the compile box shows and allows decides what a compile says
 	 * (sandbox.h): a cached answer of an older box is not reused */
-	hash_str(&base, "compile-box-2");
+	hash_str(&base, "compile-box-3");
 
 	struct lab_flags fl;
 	lab_flags(env, lab, &fl);
@@ -938,7 +988,10 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 					  b->source, "line", 0, "column", 0,
 					  "severity", "error", "message",
 					  "the compiler failed; see its output"));
-		b->resources = compiler_resources(strbuf_str(&b->log));
+		b->resources = kids[i].exited && kids[i].exit_code == 0
+				       ? ptxas_resources(env, &fl, tmp[i],
+							 b->source, compile_env)
+				       : json_array();
 		struct ptx_facts pf;
 		char *ptx = ok ? read_ptx(tmp[i], b->source) : NULL;
 		ptx_read_facts(ptx, &pf);

@@ -439,8 +439,30 @@ static void check_relocations(const struct elf *e, struct objcheck_list *out)
 
 static void check_sections(const struct elf *e, struct objcheck_list *out)
 {
+	/* machine code only where a compiler puts functions, and no data
+	 * there (red team: a const array in section ".text" ran as code) */
+	for (size_t i = 1; i < e->nsym; i++) {
+		const Elf64_Sym *s = &e->sym[i];
+		int type = ELF64_ST_TYPE(s->st_info);
+		if (s->st_shndx == SHN_UNDEF || s->st_shndx >= e->nsec ||
+		    !(e->sh[s->st_shndx].sh_flags & SHF_EXECINSTR) ||
+		    type == STT_FUNC || type == STT_SECTION ||
+		    type == STT_FILE || type == STT_NOTYPE)
+			continue;
+		problem(out,
+			"holds data (%s) in the executable section %s: data that "
+			"runs as machine code is host assembly in disguise",
+			sym_name(e, s), sec_name(e, s->st_shndx));
+	}
 	for (size_t i = 0; i < e->nsec; i++) {
 		const char *n = sec_name(e, i);
+		if ((e->sh[i].sh_flags & SHF_EXECINSTR) && strcmp(n, ".text") &&
+		    strncmp(n, ".text.", 6)) {
+			problem(out,
+				"has machine code in the section %s: only a "
+				"compiler's .text sections may hold code", n);
+			continue;
+		}
 		const char *base = n;
 		if (!strncmp(n, ".rela", 5) && e->sh[i].sh_type == SHT_RELA)
 			base = n + 5;
@@ -578,6 +600,22 @@ static const char *skip_literal(const char *p, int raw)
 	return *p == q ? p + 1 : p;
 }
 
+/* Attributes whose string GCC writes into its assembly output unchecked
+ * (red team, 2026-11-23: section(".rodata;.text;f:;.byte 0x0f,0x05;...")
+ * is a raw syscall without an asm token; so are symver and weakref), and
+ * alias/ifunc, which name symbols: none is for a kernel file's host code. */
+static int assembler_attribute(const char *s, size_t len)
+{
+	static const char *const names[] = {"section", "symver", "weakref",
+					    "alias", "ifunc", NULL};
+	if (len > 4 && !strncmp(s, "__", 2) && !strncmp(s + len - 2, "__", 2))
+		s += 2, len -= 4; /* __section__ */
+	for (const char *const *n = names; *n; n++)
+		if (strlen(*n) == len && !strncmp(*n, s, len))
+			return 1;
+	return 0;
+}
+
 /* A file named by a line marker: outside root, or in an allowed folder. */
 static void check_included(const char *name, size_t len,
 			   const struct objcheck_source *src, char (*seen)[256],
@@ -624,6 +662,8 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 	long line = 0;
 	int line_start = 1;
 	int reported = 0;
+	/* inside __attribute__((...)) (its parenthesis depth) or [[...]] */
+	int attr_open = 0, attr_depth = 0, cxx_attr = 0;
 	for (const char *p = text; p && *p;) {
 		if (*p == '\n') {
 			line++;
@@ -693,6 +733,24 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			int is_asm = (len == 3 && !strncmp(s, "asm", 3)) ||
 				     (len == 5 && !strncmp(s, "__asm", 5)) ||
 				     (len == 7 && !strncmp(s, "__asm__", 7));
+			if (len == 13 && !strncmp(s, "__attribute__", 13))
+				attr_open = 1;
+			else if (len == 11 && !strncmp(s, "__attribute", 11))
+				attr_open = 1;
+			const char *after = p;
+			while (isspace((unsigned char)*after))
+				after++;
+			if ((attr_depth || cxx_attr) && *after == '(' &&
+			    assembler_attribute(s, len) && student &&
+			    !skipping && reported < 8) {
+				reported++;
+				problem(out,
+					"%s:%ld: the attribute %.*s: its text goes "
+					"to the assembler as it is written (host "
+					"code without an asm statement) and is not "
+					"allowed in a kernel file",
+					source_base, line, (int)len, s);
+			}
 			if (is_asm && student && !skipping && reported < 8) {
 				reported++;
 				problem(out,
@@ -724,6 +782,18 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 				line += *c == '\n';
 			p = end ? end + 2 : p + strlen(p);
 			continue;
+		}
+		if (*p == '(' && (attr_open || attr_depth)) {
+			attr_open = 0;
+			attr_depth++;
+		} else if (*p == ')' && attr_depth) {
+			attr_depth--;
+		} else if (p[0] == '[' && p[1] == '[') {
+			cxx_attr = 1;
+			p++;
+		} else if (p[0] == ']' && p[1] == ']' && cxx_attr) {
+			cxx_attr = 0;
+			p++;
 		}
 		p++;
 	}

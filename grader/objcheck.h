@@ -40,11 +40,17 @@
  *   - sections: the ones a C++ compiler and nvcc make (text, data, rodata,
  *     bss, exception tables, the fatbinary ...); a .text.NAME only for a
  *     function NAME defined in it. Anything else: "unexpected section".
+ *     Machine code only in .text and .text.*, and no data symbol there (a
+ *     const array in section ".text" runs as code: red team, 2026-11-23).
  *
  * And on nvcc's host-side translation unit (the kept NAME.cudafe1.cpp, the
  * student's code after preprocessing, with device bodies under #if 0):
  *   - no asm/__asm/__asm__ token in host code that comes from the student's
- *     file (file-scope asm, asm labels, .incbin, host inline assembly).
+ *     file (file-scope asm, asm labels, .incbin, host inline assembly);
+ *   - no attribute whose string GCC copies into its assembly unchecked
+ *     (section, symver, weakref; and alias, ifunc), in __attribute__((..))
+ *     or [[gnu::..]]: section(".rodata;.text;f:;.byte 0x0f,0x05;...")
+ *     is host assembly without an asm token (red team, 2026-11-23);
  *     Headers' own asm labels (glibc redirections) come from other files
  *     and are not the student's; device code's inline PTX is under #if 0.
  *
@@ -71,7 +77,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-5"
+#define OBJCHECK_RULES "objcheck-6"
 
 struct objcheck_problem {
 	char message[320];

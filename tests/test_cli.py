@@ -606,6 +606,34 @@ def rejected_without_gpu(t, state):
                      "rc=%d %s" % (rc, e))
 
 
+def forged_compiler_facts(t, state):
+    """Facts read from the compiler cannot be written by the student's text
+    (red team, 2026-11-23: a #pragma message put "ptxas info ... Used 96
+    registers" lines into the compile log, and the registers check of
+    memtuning's launch-bounds step passed without launch bounds)."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    path = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "memtuning",
+                        "forged_ptxas_registers.cu")
+    want = hu.fixture_expectations(path)
+    with hu.Scratch() as s:
+        s.put(path, "memtune_v4.cu")
+        rc, events, _ = hu.grade(["test", "memtuning", "--step", "v4",
+                                  "--src", s.path], env=env)
+    out = "".join(e.get("output", "") for e in events
+                  if e.get("event") == "compile")
+    regs = [k.get("registers") for e in events
+            if e.get("event") == "resources" for k in e.get("kernels", [])]
+    checks = [e for e in events if e.get("event") == "check"
+              and e.get("metric") == "registers"]
+    t.record("cli: memtuning %s: forged ptxas lines in the compile log "
+             "(shown there) do not reach the facts: '%s'"
+             % (os.path.basename(path), want["message"]),
+             "Used 96 registers" in out and regs == [34]
+             and len(checks) == 1 and checks[0].get("status") == "fail"
+             and want["message"] in checks[0].get("message", ""),
+             "regs=%s checks=%s" % (regs, checks))
+
+
 def harmless_code_builds(t, state):
     """Published, harmless code the text lint used to reject (<cuda.h>,
     fprintf behind #if DEBUG, a non-static __device__ helper, an inline
@@ -1271,6 +1299,7 @@ def run(t):
         results_files(t, state)
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
+        forged_compiler_facts(t, state)
         harmless_code_builds(t, state)
         compile_error_fixtures_without_gpu(t, state)
         no_gpu_feedback(t, state)
