@@ -81,11 +81,15 @@ static const char *const allowed_section_prefixes[] = {
 	".tbss.", NULL,
 };
 
-/* Mangled-name prefixes of the C++ library and ABI: never the student's. */
+/* Mangled-name prefixes of the C++ library and ABI: never the student's.
+ * A nested name that starts with S is in std:: (St, and the abbreviations
+ * Sa Sb Ss Si So Sd: std::ostream's members are _ZNSo..., which a student's
+ * definition would take over from libstdc++ for the whole process), with
+ * any cv- or ref-qualifier (K, V, R, O) before it. */
 static const char *const reserved_mangled[] = {
-	"_ZSt", "_ZNSt", "_ZNKSt", "_ZN9__gnu_cxx", "_ZNK9__gnu_cxx",
-	"_ZN10__cxxabiv1", "_ZNSa", "_ZNKSa", "_ZNSs", "_ZNKSs", "_Znw", "_Zna",
-	"_Zdl", "_Zda", "_ZT", "_ZGV", "_ZN3abi", NULL,
+	"_ZS", "_ZNS", "_ZNKS", "_ZNVS", "_ZNVKS", "_ZNRS", "_ZNOS", "_ZNKRS",
+	"_ZNKOS", "_ZN9__gnu_cxx", "_ZNK9__gnu_cxx", "_ZN10__cxxabiv1",
+	"_Znw", "_Zna", "_Zdl", "_Zda", "_ZT", "_ZGV", "_ZN3abi", NULL,
 };
 
 static int in_list(const char *const *list, const char *s)

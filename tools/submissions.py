@@ -12,6 +12,7 @@ Why Python: zip and gzip need an inflater, and the C grader's dependencies
 library run.py already relies on. The C grader receives plain folders.
 
 Every oddity becomes a note on the student's gradebook row, never a crash:
+an entry that is itself a link, a pipe or a device (it is not read),
 entries escaping their folder (../, absolute paths), links and devices,
 files over FILE_LIMIT, archives whose contents exceed TOTAL_LIMIT (bombs),
 unreadable archives, near-miss names (saxpy-v1.cu for saxpy_v1.cu),
@@ -224,8 +225,13 @@ def _tar_members(path, notes):
 
 
 def _folder_members(path, notes):
-    out = []
+    out, seen = [], 0
     for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+        # every entry counts, folders and links too (a folder of a
+        # million empty folders is not free to walk)
+        seen += len(dirnames) + len(filenames)
+        if seen > MAX_ENTRIES:
+            raise ValueError("more than %d entries" % MAX_ENTRIES)
         for d in list(dirnames):
             if os.path.islink(os.path.join(dirpath, d)):
                 notes.append("ignored '%s': a symbolic link" % shown(
@@ -256,9 +262,18 @@ def members(path, notes):
     be read at all)."""
     low = path.lower()
     try:
-        if os.path.isdir(path) and not os.path.islink(path):
+        st = os.lstat(path)
+        # the entry itself: a link would read a file outside the
+        # submissions (another student's), a FIFO would block the intake
+        if stat.S_ISLNK(st.st_mode):
+            raise ValueError("is a symbolic link: hand in the folder or "
+                             "archive itself")
+        if stat.S_ISDIR(st.st_mode):
             return _folder_members(path, notes)
-        if os.path.getsize(path) > TOTAL_LIMIT:
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("is not a folder or a file (a pipe or a "
+                             "device?)")
+        if st.st_size > TOTAL_LIMIT:
             raise ValueError("is over %d MiB" % (TOTAL_LIMIT >> 20))
         if low.endswith(".zip"):
             return _zip_members(path, notes)

@@ -153,6 +153,14 @@ int main(void)
 	CHECK(n == 1 && strstr(got, "_Z7hx_emitP6json_t"),
 	      "a harness function's mangled name is rejected (%s)", got);
 
+	n = check_text("ostream",
+		       "void e(void) __asm__(\"_ZNSo5flushEv\");\n"
+		       "void e(void) {}\nvoid saxpy(void) {}\n", got,
+		       sizeof(got));
+	CHECK(n == 1 && strstr(got, "_ZNSo5flushEv"),
+	      "a libstdc++ member by abbreviation (std::ostream::flush, "
+	      "_ZNSo...) is reserved (%s)", got);
+
 	{
 		static const char *const c_kernels[] = {"scale", NULL};
 		char obj[PATH_MAX], err2[256] = "";
