@@ -698,6 +698,72 @@ static json_t *ptxas_resources(const struct build_env *env,
 	return res;
 }
 
+/* The files a compile's output may quote (compiler_hide_files): the
+ * student's file, the lab's headers and cudalab.h, the compiler's own
+ * intermediates, and the headers of the system, GCC and the CUDA toolkit.
+ * Real paths; a name that resolves to nothing on this side of the box
+ * (<built-in>, the box's own /tmp) quotes no host file. */
+struct quotable {
+	char source[PATH_MAX], keep[PATH_MAX], toolkit[PATH_MAX];
+	const struct harness_names *names;
+};
+
+static int under(const char *real, const char *dir)
+{
+	size_t n = strlen(dir);
+	return n && !strncmp(real, dir, n) && (real[n] == '/' || !dir[n - 1] ||
+					       dir[n - 1] == '/');
+}
+
+static int quotable_file(const char *file, void *arg)
+{
+	const struct quotable *q = arg;
+	char real[PATH_MAX];
+	if (file[0] == '<' || !realpath(file, real))
+		return 1;
+	if (!strcmp(real, q->source) || under(real, q->keep) ||
+	    under(real, q->names->lab_dir) || under(real, q->names->inc_dir) ||
+	    under(real, "/usr/include/") || under(real, "/usr/lib/gcc/") ||
+	    (q->toolkit[0] && under(real, q->toolkit)))
+		return 1;
+	return 0;
+}
+
+static void hide_foreign_quotes(struct strbuf *log,
+				const struct harness_names *names,
+				const char *source, const char *keep)
+{
+	struct quotable q = {.names = names};
+	char nvcc[PATH_MAX] = "";
+	if (!realpath(source, q.source))
+		snprintf(q.source, sizeof(q.source), "%s", source);
+	if (!realpath(keep, q.keep))
+		snprintf(q.keep, sizeof(q.keep), "%s", keep);
+	/* the toolkit: nvcc on PATH, two folders up */
+	for (const char *path = getenv("PATH"); path && *path;) {
+		size_t n = strcspn(path, ":");
+		char cand[PATH_MAX];
+		snprintf(cand, sizeof(cand), "%.*s/nvcc", (int)n, path);
+		if (n && access(cand, X_OK) == 0 && realpath(cand, nvcc))
+			break;
+		path += n + (path[n] == ':');
+	}
+	for (int up = 0; up < 2 && nvcc[0]; up++) {
+		char *slash = strrchr(nvcc, '/');
+		if (!slash || slash == nvcc)
+			nvcc[0] = 0;
+		else
+			*slash = 0;
+	}
+	snprintf(q.toolkit, sizeof(q.toolkit), "%s", nvcc);
+	char *kept = compiler_hide_files(strbuf_str(log), quotable_file, &q);
+	if (!kept)
+		return;
+	strbuf_release(log);
+	strbuf_addf(log, "%s", kept);
+	free(kept);
+}
+
 /* Tell the front end that one step's compile ended (build_env.on_progress). */
 static void compiled_one(const struct build_env *env,
 			 const struct step_build *b, const struct child *c,
@@ -747,7 +813,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	hash_str(&base, OBJCHECK_RULES);
 	/* what the compile box shows and allows decides what a compile says
 	 * (sandbox.h): a cached answer of an older box is not reused */
-	hash_str(&base, "compile-box-3");
+	hash_str(&base, "compile-box-4");
 
 	struct lab_flags fl;
 	lab_flags(env, lab, &fl);
@@ -937,6 +1003,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 			take_back(tmp[i]);
 		cap_log(logp[i]);
 		strbuf_read_file(&b->log, logp[i]);
+		hide_foreign_quotes(&b->log, &names, b->source, tmp[i]);
 		int ok = kids[i].exited && kids[i].exit_code == 0;
 		if (kids[i].timed_out)
 			strbuf_addf(&b->log, "error: the compiler timed out "
