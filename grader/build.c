@@ -486,7 +486,9 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 	struct objcheck_list list = {items, 0, 32};
 	char path[PATH_MAX * 2], err[PATH_MAX + 128] = "";
 	char *ptx = read_ptx(dir, source);
-	char **kernels = objcheck_ptx_entries(ptx);
+	char *clean = ptx_strip_comments(ptx); /* no .entry from a comment */
+	char **kernels = objcheck_ptx_entries(clean);
+	free(clean);
 	free(ptx);
 	struct objcheck_rules rules = {
 		(const char *const *)h->launchers,
@@ -809,7 +811,7 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 	/* facts.json is written by this grader's readers (ptx.c,
 	 * compiler_report.c): bump when they change what they report, so a
 	 * cached entry never carries an older reader's figures */
-	hash_str(&base, "facts-v5");
+	hash_str(&base, "facts-v6");
 	hash_str(&base, OBJCHECK_RULES);
 	/* what the compile box shows and allows decides what a compile says
 	 * (sandbox.h): a cached answer of an older box is not reused */
