@@ -425,6 +425,18 @@ def slow_skip_bomb(t):
              "rc=%d %s %s" % (rc, out, err[-500:]))
 
 
+def rewind_bomb(t):
+    """Wanted files are read in archive order (red team: 240 MiB of padding
+    and the step files in reverse order cost 23 s of intake, one rewind of
+    the compressed stream per file)."""
+    script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "intake",
+                          "rewind_bomb.py")
+    rc, out, err = hu.run([sys.executable, script], timeout=300)
+    t.record("newcomer: intake: a 1 MiB tar.gz whose files come in reverse "
+             "order is read in one pass (every file taken, under 8 s)",
+             rc == 0, "rc=%d %s %s" % (rc, out, err[-500:]))
+
+
 def odd_entries(t):
     """An entry that is itself a link (to another student's archive) or a
     pipe is a note, never read (red team, 2026-11-23: a pipe named x.zip
@@ -704,6 +716,7 @@ def run(t):
         long_name_memory(t)
         slow_skip_bomb(t)
         odd_entries(t)
+        rewind_bomb(t)
         hostile_intake(t, state)
         read_only_install(t)
     finally:

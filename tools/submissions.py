@@ -121,8 +121,9 @@ def normalise(name):
 class Member:
     """One file inside a submission: its path and how to read it."""
 
-    def __init__(self, path, size, read):
+    def __init__(self, path, size, read, index=0):
         self.path, self.size, self.read = path, size, read
+        self.index = index  # its place in the archive: reads go in order
 
 
 def _safe_path(path):
@@ -220,7 +221,8 @@ def _tar_members(path, notes):
             notes.append("ignored '%s': not a regular file" % shown(m.name))
             continue
         out.append(Member(safe, m.size,
-                          lambda m=m: _capped(t.extractfile(m), FILE_LIMIT)))
+                          lambda m=m: _capped(t.extractfile(m), FILE_LIMIT),
+                          k))
     return out
 
 
@@ -319,7 +321,12 @@ def _stage(path, entry, sid, rec, wanted, labs, work):
     if extra:
         notes.append("%d other file(s) ignored (e.g. %s)"
                      % (len(extra), shown(extra[0])))
-    for name, m in sorted(taken.items()):
+    # in archive order: a compressed tar read backwards is decompressed
+    # again from its start for each file (red team: 240 MiB of padding and
+    # the wanted files in reverse order, 0.3 s per file with gzip, 1 s with
+    # bzip2)
+    for name, m in sorted(taken.items(), key=lambda kv: (kv[1].index,
+                                                         kv[0])):
         lab = wanted[name]
         if m.size > FILE_LIMIT:
             notes.append("%s is %d bytes, over the %d-byte limit for a "
@@ -342,6 +349,7 @@ def _stage(path, entry, sid, rec, wanted, labs, work):
     for lab, files_of_lab in labs.items():
         got = rec["labs"].get(lab)
         if got:
+            got["files"].sort()
             got["missing"] = [f for f in files_of_lab
                               if f not in got["files"]]
             if got["missing"]:
