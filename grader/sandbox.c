@@ -243,6 +243,17 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 	while (lib && *lib && np < 46) {
 		size_t n = strcspn(lib, ":");
 		snprintf(sb->paths[np], PATH_MAX, "%.*s", (int)n, lib);
+		char real[PATH_MAX];
+		/* a compile box has no /etc, so a folder reached through a link
+		 * (/usr/local/cuda -> /etc/alternatives/cuda) is bound at its
+		 * real path (build.c gives the compile its real paths), and
+		 * not at all when the software folders show it already */
+		if (b->compiler_view && n && realpath(sb->paths[np], real)) {
+			if (in_software(real))
+				sb->paths[np][0] = 0;
+			else
+				snprintf(sb->paths[np], PATH_MAX, "%s", real);
+		}
 		if (n && sb->paths[np][0] == '/' && is_dir(sb->paths[np]))
 			BIND("--ro-bind", sb->paths[np++]);
 		lib += n + (lib[n] == ':');
