@@ -604,6 +604,20 @@ static const char *skip_literal(const char *p, int raw)
 	return *p == q ? p + 1 : p;
 }
 
+/* Why #ident is refused (red team, 2026-11-23: GCC writes its string into
+ * the assembly with the quotes unescaped, so "a\";.text;f:;.byte 0x0f,
+ * 0x05;..." is a raw system call; nvcc passes the directive through). */
+#define IDENT_WHY                                                            \
+	"its string goes to the assembler as it is written (host code "      \
+	"without an asm statement) and is not allowed in a kernel file"
+
+/* Whether the directive text at q is the word w (then a space or the end). */
+static int directive_is(const char *q, const char *w)
+{
+	size_t n = strlen(w);
+	return !strncmp(q, w, n) && !isalnum((unsigned char)q[n]) && q[n] != '_';
+}
+
 /* Attributes whose string GCC writes into its assembly output unchecked
  * (red team, 2026-11-23: section(".rodata;.text;f:;.byte 0x0f,0x05;...")
  * is a raw syscall without an asm token; so are symver and weakref), and
@@ -707,6 +721,18 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 					}
 				}
 				line = n - 1;
+			} else if (student && !skipping &&
+				   (directive_is(q, "ident") ||
+				    directive_is(q, "sccs") ||
+				    (directive_is(q, "pragma") &&
+				     (directive_is(q + 6 + strspn(q + 6, " \t"),
+						   "ident") ||
+				      directive_is(q + 6 + strspn(q + 6, " \t"),
+						   "sccs")))) &&
+				   reported < 8) {
+				reported++;
+				problem(out, "%s:%ld: #ident: %s", source_base,
+					line, IDENT_WHY);
 			} else if (!strncmp(q, "if", 2)) {
 				if (skipping || !strncmp(q, "if 0", 4))
 					skipping++;
@@ -804,6 +830,7 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 }
 
 /* ---- the student's own text: line directives ------------------------------ */
+
 
 /* One step of the student's text after line splices (a backslash, spaces
  * or tabs, then a newline: GCC takes both), counting physical lines. */
@@ -906,9 +933,14 @@ void objcheck_line_directives(const char *text, const char *source_base,
 				sp_peek(&s, 0) == '_'))
 				word[n++] = sp_next(&s);
 			word[n] = 0;
-			int named = !strcmp(word, "line") &&
-				    !isalnum((unsigned char)sp_peek(&s, 0)) &&
+			int ended = !isalnum((unsigned char)sp_peek(&s, 0)) &&
 				    sp_peek(&s, 0) != '_';
+			int named = !strcmp(word, "line") && ended;
+			if (ended && (!strcmp(word, "ident") ||
+				      !strcmp(word, "sccs")) &&
+			    reported++ < 4)
+				problem(out, "%s:%ld: #%s: %s", source_base, line,
+					word, IDENT_WHY);
 			if ((named || isdigit((unsigned char)word[0])) &&
 			    reported++ < 4)
 				problem(out,

@@ -51,6 +51,9 @@
  *     (section, symver, weakref; and alias, ifunc), in __attribute__((..))
  *     or [[gnu::..]]: section(".rodata;.text;f:;.byte 0x0f,0x05;...")
  *     is host assembly without an asm token (red team, 2026-11-23);
+ *   - no #ident or #sccs directive (nor #pragma ident) from the student's
+ *     file: nvcc passes it through and GCC writes its string into the
+ *     assembly with the quotes unescaped (#ident "a\";.text;f:;...");
  *     Headers' own asm labels (glibc redirections) come from other files
  *     and are not the student's; device code's inline PTX is under #if 0.
  *
@@ -77,7 +80,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-6"
+#define OBJCHECK_RULES "objcheck-7"
 
 struct objcheck_problem {
 	char message[320];
@@ -131,8 +134,8 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			  struct objcheck_list *out);
 
 /*
- * Check the student's own source text: no #line directive and no GNU line
- * marker (# N "file"), however spelt (line splices inside, comments
+ * Check the student's own source text: no #line directive, no GNU line
+ * marker (# N "file") and no #ident/#sccs (see above), however spelt (line splices inside, comments
  * between the tokens, %: or ??= for #). A problem per directive found
  * (the first four), naming source_base and the line. Conservative on
  * purpose: a directive inside #if 0 is still one.

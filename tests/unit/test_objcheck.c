@@ -324,6 +324,13 @@ int main(void)
 			      cases[i].want ? "found, with its line"
 					    : "not one", n, got);
 		}
+		n = directives("int a;\n  %:  ident \"a\\\";.text\"\n#sccs \"b\"\n"
+			       "#identity\n", got, sizeof(got));
+		CHECK(n == 2 && strstr(got, "saxpy_v1.cu:2: #ident:") &&
+			      strstr(got, "saxpy_v1.cu:3: #sccs:") &&
+			      strstr(got, "assembler"),
+		      "#ident and #sccs are found (not #identity) (%d: %s)", n,
+		      got);
 		char bad[2048] = "";
 		int files = 0, found = 0;
 		found += directives_in_tree("solutions", &files, bad,
