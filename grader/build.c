@@ -701,12 +701,14 @@ static json_t *ptxas_resources(const struct build_env *env,
 }
 
 /* The files a compile's output may quote (compiler_hide_files): the
- * student's file, the lab's headers and cudalab.h, the compiler's own
- * intermediates, and the headers of the system, GCC and the CUDA toolkit.
+ * student's file and folder, the lab's headers and cudalab.h, the
+ * compiler's own intermediates, and the headers of the system, GCC and the
+ * CUDA toolkit.
  * Real paths; a name that resolves to nothing on this side of the box
  * (<built-in>, the box's own /tmp) quotes no host file. */
 struct quotable {
-	char source[PATH_MAX], keep[PATH_MAX], toolkit[PATH_MAX];
+	char source[PATH_MAX], folder[PATH_MAX], keep[PATH_MAX],
+		toolkit[PATH_MAX];
 	const struct harness_names *names;
 };
 
@@ -723,7 +725,8 @@ static int quotable_file(const char *file, void *arg)
 	char real[PATH_MAX];
 	if (file[0] == '<' || !realpath(file, real))
 		return 1;
-	if (!strcmp(real, q->source) || under(real, q->keep) ||
+	if (!strcmp(real, q->source) || under(real, q->folder) ||
+	    under(real, q->keep) ||
 	    under(real, q->names->lab_dir) || under(real, q->names->inc_dir) ||
 	    under(real, "/usr/include/") || under(real, "/usr/lib/gcc/") ||
 	    (q->toolkit[0] && under(real, q->toolkit)))
@@ -739,6 +742,13 @@ static void hide_foreign_quotes(struct strbuf *log,
 	char nvcc[PATH_MAX] = "";
 	if (!realpath(source, q.source))
 		snprintf(q.source, sizeof(q.source), "%s", source);
+	/* the student's own folder (their headers, in a test without box) */
+	snprintf(q.folder, sizeof(q.folder), "%s", q.source);
+	char *slash = strrchr(q.folder, '/');
+	if (slash && slash != q.folder)
+		*slash = 0;
+	else
+		q.folder[0] = 0;
 	if (!realpath(keep, q.keep))
 		snprintf(q.keep, sizeof(q.keep), "%s", keep);
 	/* the toolkit: nvcc on PATH, two folders up */

@@ -829,7 +829,7 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 	}
 }
 
-/* ---- the student's own text: line directives ------------------------------ */
+/* ---- the student's own text: line directives ---------------------------- */
 
 
 /* One step of the student's text after line splices (a backslash, spaces

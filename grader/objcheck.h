@@ -135,8 +135,9 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 
 /*
  * Check the student's own source text: no #line directive, no GNU line
- * marker (# N "file") and no #ident/#sccs (see above), however spelt (line splices inside, comments
- * between the tokens, %: or ??= for #). A problem per directive found
+ * marker (# N "file") and no #ident/#sccs (see above), however spelt
+ * (line splices inside, comments between the tokens, %: or ??= for #).
+ * A problem per directive found
  * (the first four), naming source_base and the line. Conservative on
  * purpose: a directive inside #if 0 is still one.
  */
