@@ -658,7 +658,8 @@ static void real_path_list(const char *name, const char *list, char *out,
  * registers")` or a static_assert message wrote lines the parser took for
  * ptxas's (red team, 2026-11-23: forged registers, a memtuning check).
  * The flags are nvcc's own for that step (nvcc --dryrun: -arch -m64 -v
- * --generate-line-info). An empty list when ptxas cannot run.
+ * --generate-line-info). NULL when ptxas cannot run: the caller fails the
+ * build (a step whose figures cannot be read is not judged without them).
  */
 static json_t *ptxas_resources(const struct build_env *env,
 			       const struct lab_flags *fl, const char *dir,
@@ -668,7 +669,26 @@ static json_t *ptxas_resources(const struct build_env *env,
 	step_ptx_path(dir, source, ptx, sizeof(ptx));
 	snprintf(cubin, sizeof(cubin), "%s/resources.cubin", dir);
 	snprintf(log, sizeof(log), "%s/ptxas.log", dir);
-	const char *argv[] = {"ptxas", fl->arch, "-m64", "-v",
+	/* nvcc's own ptxas: beside the real nvcc found on PATH (a distribution
+	 * may put only nvcc on PATH), else ptxas on PATH */
+	char tool[PATH_MAX] = "ptxas", real[PATH_MAX];
+	for (const char *path = getenv("PATH"); path && *path;) {
+		size_t n = strcspn(path, ":");
+		char cand[PATH_MAX];
+		snprintf(cand, sizeof(cand), "%.*s/nvcc", (int)n, path);
+		path += n + (path[n] == ':');
+		if (!n || access(cand, X_OK) < 0 || !realpath(cand, real))
+			continue;
+		char *slash = strrchr(real, '/');
+		if (slash) {
+			snprintf(slash, sizeof(real) - (size_t)(slash - real),
+				 "/ptxas");
+			if (access(real, X_OK) == 0)
+				snprintf(tool, sizeof(tool), "%s", real);
+		}
+		break;
+	}
+	const char *argv[] = {tool, fl->arch, "-m64", "-v",
 			      "--generate-line-info", ptx, "-o", cubin, NULL};
 	struct child c = CHILD_INIT;
 	c.argv = argv;
@@ -694,7 +714,7 @@ static json_t *ptxas_resources(const struct build_env *env,
 	struct strbuf out = STRBUF_INIT;
 	json_t *res = ran && strbuf_read_file(&out, log) == 0
 			      ? compiler_resources(strbuf_str(&out))
-			      : json_array();
+			      : NULL;
 	strbuf_release(&out);
 	unlink(log);
 	return res;
@@ -1071,6 +1091,22 @@ int build_steps(const struct build_env *env, const struct lab_manifest *lab,
 				       ? ptxas_resources(env, &fl, tmp[i],
 							 b->source, compile_env)
 				       : json_array();
+		if (!b->resources) {
+			static const char why[] =
+				"the grader cannot read the kernels' registers "
+				"and memory (its ptxas -v on the compiled PTX "
+				"failed); see the output";
+			b->resources = json_array();
+			if (b->ok && !b->rejected)
+				json_array_append_new(
+					b->diagnostics,
+					json_pack("{s:s, s:i, s:i, s:s, s:s}",
+						  "file", b->source, "line", 0,
+						  "column", 0, "severity", "error",
+						  "message", why));
+			strbuf_addf(&b->log, "error: %s\n", why);
+			b->ok = ok = 0;
+		}
 		struct ptx_facts pf;
 		char *ptx = ok ? read_ptx(tmp[i], b->source) : NULL;
 		ptx_read_facts(ptx, &pf);
