@@ -358,7 +358,9 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 
 	if (p.todo) {
 		p.build_phase = 1;
-		run_phase(&p, o->jobs, NULL, build_worker);
+		/* each build worker is one compile box at a time */
+		run_phase(&p, sandbox_compile_jobs(o->jobs), NULL,
+			  build_worker);
 		p.build_phase = 0;
 		run_on_gpus(&p, gpus, ngpus);
 	}
