@@ -669,22 +669,118 @@ static void check_included(const char *name, size_t len,
 		real + rl + 1);
 }
 
+/* The state of objcheck_host_source's walk over the host translation unit. */
+struct host_scan {
+	const struct objcheck_source *src;
+	struct objcheck_list *out;
+	char seen[16][256];
+	int nseen;
+	int student;   /* current line comes from the student's file */
+	int skipping;  /* depth of #if 0 blocks */
+	long line;
+	int reported;
+	/* inside __attribute__((...)) (its parenthesis depth) or [[...]] */
+	int attr_open, attr_depth, cxx_attr;
+};
+
+/* A directive line at p ('#'): a line marker (# N "file"), #ident, or
+ * #if 0 / #endif. Returns the end of the line. */
+static const char *host_directive(struct host_scan *hs, const char *p)
+{
+	const char *source_base = hs->src->source_base;
+	const char *q = p + 1;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (isdigit((unsigned char)*q)) {
+		long n = strtol(q, (char **)&q, 10);
+		while (*q == ' ')
+			q++;
+		if (*q == '"') {
+			const char *f = q + 1;
+			const char *fe = strchr(f, '"');
+			const char *nl = strchr(f, '\n');
+			if (fe && (!nl || fe < nl)) {
+				check_included(f, (size_t)(fe - f), hs->src,
+					       hs->seen, &hs->nseen, hs->out);
+				const char *slash = f;
+				for (const char *c = f; c < fe; c++)
+					if (*c == '/')
+						slash = c + 1;
+				hs->student = (size_t)(fe - slash) ==
+						      strlen(source_base) &&
+					      !strncmp(slash, source_base,
+						       (size_t)(fe - slash));
+			}
+		}
+		hs->line = n - 1;
+	} else if (hs->student && !hs->skipping &&
+		   (directive_is(q, "ident") || directive_is(q, "sccs") ||
+		    (directive_is(q, "pragma") &&
+		     (directive_is(q + 6 + strspn(q + 6, " \t"), "ident") ||
+		      directive_is(q + 6 + strspn(q + 6, " \t"), "sccs")))) &&
+		   hs->reported < 8) {
+		hs->reported++;
+		problem(hs->out, "%s:%ld: #ident: %s", source_base, hs->line,
+			IDENT_WHY);
+	} else if (!strncmp(q, "if", 2)) {
+		if (hs->skipping || !strncmp(q, "if 0", 4))
+			hs->skipping++;
+	} else if (!strncmp(q, "endif", 5)) {
+		if (hs->skipping)
+			hs->skipping--;
+	}
+	while (*p && *p != '\n')
+		p++;
+	return p;
+}
+
+/* An identifier s..p (p past it): asm and assembler-text attributes in the
+ * student's own lines are problems; __attribute__ opens an attribute. */
+static void host_identifier(struct host_scan *hs, const char *s,
+			    const char *p)
+{
+	const char *source_base = hs->src->source_base;
+	size_t len = (size_t)(p - s);
+	int is_asm = (len == 3 && !strncmp(s, "asm", 3)) ||
+		     (len == 5 && !strncmp(s, "__asm", 5)) ||
+		     (len == 7 && !strncmp(s, "__asm__", 7));
+	if (len == 13 && !strncmp(s, "__attribute__", 13))
+		hs->attr_open = 1;
+	else if (len == 11 && !strncmp(s, "__attribute", 11))
+		hs->attr_open = 1;
+	const char *after = p;
+	while (isspace((unsigned char)*after))
+		after++;
+	int mine = hs->student && !hs->skipping && hs->reported < 8;
+	if ((hs->attr_depth || hs->cxx_attr) && *after == '(' &&
+	    assembler_attribute(s, len) && mine) {
+		hs->reported++;
+		problem(hs->out,
+			"%s:%ld: the attribute %.*s: its text goes to the "
+			"assembler as it is written (host code without an asm "
+			"statement) and is not allowed in a kernel file",
+			source_base, hs->line, (int)len, s);
+		mine = hs->reported < 8;
+	}
+	if (is_asm && mine) {
+		hs->reported++;
+		problem(hs->out,
+			"%s:%ld: host assembly (asm, an asm label or a "
+			"file-scope asm block such as .incbin) is not allowed "
+			"in a kernel file; inline PTX inside __device__ or "
+			"__global__ code is fine",
+			source_base, hs->line);
+	}
+}
+
 void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			  struct objcheck_list *out)
 {
-	const char *source_base = src->source_base;
-	char seen[16][256];
-	int nseen = 0;
-	int student = 0;   /* current line comes from the student's file */
-	int skipping = 0;  /* depth of #if 0 blocks */
-	long line = 0;
+	struct host_scan hs = {.src = src, .out = out};
 	int line_start = 1;
-	int reported = 0;
-	/* inside __attribute__((...)) (its parenthesis depth) or [[...]] */
-	int attr_open = 0, attr_depth = 0, cxx_attr = 0;
 	for (const char *p = text; p && *p;) {
 		if (*p == '\n') {
-			line++;
+			hs.line++;
 			line_start = 1;
 			p++;
 			continue;
@@ -694,54 +790,7 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			continue;
 		}
 		if (*p == '#' && line_start) {
-			/* a line marker (# N "file") or #if 0 / #endif */
-			const char *q = p + 1;
-			while (*q == ' ' || *q == '\t')
-				q++;
-			if (isdigit((unsigned char)*q)) {
-				long n = strtol(q, (char **)&q, 10);
-				while (*q == ' ')
-					q++;
-				if (*q == '"') {
-					const char *f = q + 1;
-					const char *fe = strchr(f, '"');
-					const char *nl = strchr(f, '\n');
-					if (fe && (!nl || fe < nl)) {
-						check_included(f, (size_t)(fe - f),
-							       src, seen, &nseen,
-							       out);
-						const char *slash = f;
-						for (const char *c = f; c < fe; c++)
-							if (*c == '/')
-								slash = c + 1;
-						student = (size_t)(fe - slash) ==
-								  strlen(source_base) &&
-							  !strncmp(slash, source_base,
-								   (size_t)(fe - slash));
-					}
-				}
-				line = n - 1;
-			} else if (student && !skipping &&
-				   (directive_is(q, "ident") ||
-				    directive_is(q, "sccs") ||
-				    (directive_is(q, "pragma") &&
-				     (directive_is(q + 6 + strspn(q + 6, " \t"),
-						   "ident") ||
-				      directive_is(q + 6 + strspn(q + 6, " \t"),
-						   "sccs")))) &&
-				   reported < 8) {
-				reported++;
-				problem(out, "%s:%ld: #ident: %s", source_base,
-					line, IDENT_WHY);
-			} else if (!strncmp(q, "if", 2)) {
-				if (skipping || !strncmp(q, "if 0", 4))
-					skipping++;
-			} else if (!strncmp(q, "endif", 5)) {
-				if (skipping)
-					skipping--;
-			}
-			while (*p && *p != '\n')
-				p++;
+			p = host_directive(&hs, p);
 			continue;
 		}
 		line_start = 0;
@@ -760,37 +809,7 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			}
 			if (*p == '"' || *p == '\'')
 				continue; /* u8"..", L'x': the literal next */
-			int is_asm = (len == 3 && !strncmp(s, "asm", 3)) ||
-				     (len == 5 && !strncmp(s, "__asm", 5)) ||
-				     (len == 7 && !strncmp(s, "__asm__", 7));
-			if (len == 13 && !strncmp(s, "__attribute__", 13))
-				attr_open = 1;
-			else if (len == 11 && !strncmp(s, "__attribute", 11))
-				attr_open = 1;
-			const char *after = p;
-			while (isspace((unsigned char)*after))
-				after++;
-			if ((attr_depth || cxx_attr) && *after == '(' &&
-			    assembler_attribute(s, len) && student &&
-			    !skipping && reported < 8) {
-				reported++;
-				problem(out,
-					"%s:%ld: the attribute %.*s: its text goes "
-					"to the assembler as it is written (host "
-					"code without an asm statement) and is not "
-					"allowed in a kernel file",
-					source_base, line, (int)len, s);
-			}
-			if (is_asm && student && !skipping && reported < 8) {
-				reported++;
-				problem(out,
-					"%s:%ld: host assembly (asm, an asm "
-					"label or a file-scope asm block such as "
-					".incbin) is not allowed in a kernel "
-					"file; inline PTX inside __device__ or "
-					"__global__ code is fine",
-					source_base, line);
-			}
+			host_identifier(&hs, s, p);
 			continue;
 		}
 		if (isdigit((unsigned char)*p)) {
@@ -809,20 +828,20 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 		if (p[0] == '/' && p[1] == '*') {
 			const char *end = strstr(p + 2, "*/");
 			for (const char *c = p; c < (end ? end : p + strlen(p)); c++)
-				line += *c == '\n';
+				hs.line += *c == '\n';
 			p = end ? end + 2 : p + strlen(p);
 			continue;
 		}
-		if (*p == '(' && (attr_open || attr_depth)) {
-			attr_open = 0;
-			attr_depth++;
-		} else if (*p == ')' && attr_depth) {
-			attr_depth--;
+		if (*p == '(' && (hs.attr_open || hs.attr_depth)) {
+			hs.attr_open = 0;
+			hs.attr_depth++;
+		} else if (*p == ')' && hs.attr_depth) {
+			hs.attr_depth--;
 		} else if (p[0] == '[' && p[1] == '[') {
-			cxx_attr = 1;
+			hs.cxx_attr = 1;
 			p++;
-		} else if (p[0] == ']' && p[1] == ']' && cxx_attr) {
-			cxx_attr = 0;
+		} else if (p[0] == ']' && p[1] == ']' && hs.cxx_attr) {
+			hs.cxx_attr = 0;
 			p++;
 		}
 		p++;
