@@ -57,7 +57,7 @@ fi
 
 say "4 attacks the judge closes (each as saxpy v1)"
 for f in libc_walk_system stdout_fileno_forge frame_walk \
-	line_directive_host_asm skip_timed_calls; do
+	libc_gadget_syscall skip_timed_calls line_directive_host_asm; do
 	d=$(mktemp -d)
 	cp "tests/fixtures/attacks/saxpy/$f.cu" "$d/saxpy_v1.cu"
 	echo "--- $f: wants $(sed -n 2,3p "tests/fixtures/attacks/saxpy/$f.cu" | tr '\n' ' ')" >>"$LOG"

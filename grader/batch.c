@@ -241,6 +241,20 @@ static int run_phase(struct pool *p, int nworkers, char gpus[][32],
 	return 0;
 }
 
+/* The run phase: BATCH_RUNS_PER_GPU workers on each GPU, GPU by GPU in
+ * turn (one per GPU when memory is short). */
+static void run_on_gpus(struct pool *p, char gpus[][32], int ngpus)
+{
+	int nrun = ngpus * BATCH_RUNS_PER_GPU;
+	char (*run_gpus)[32] = calloc((size_t)nrun, sizeof(*run_gpus));
+	if (!run_gpus)
+		nrun = ngpus;
+	for (int i = 0; run_gpus && i < nrun; i++)
+		memcpy(run_gpus[i], gpus[i % ngpus], sizeof(run_gpus[i]));
+	run_phase(p, nrun, run_gpus ? run_gpus : gpus, run_worker);
+	free(run_gpus);
+}
+
 int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -344,17 +358,11 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 
 	if (p.todo) {
 		p.build_phase = 1;
-		run_phase(&p, o->jobs, NULL, build_worker);
+		/* each build worker is one compile box at a time */
+		run_phase(&p, sandbox_compile_jobs(o->jobs), NULL,
+			  build_worker);
 		p.build_phase = 0;
-		/* BATCH_RUNS_PER_GPU workers on each GPU, GPU by GPU in turn */
-		int nrun = ngpus * BATCH_RUNS_PER_GPU;
-		char (*run_gpus)[32] = calloc((size_t)nrun, sizeof(*run_gpus));
-		if (!run_gpus)
-			nrun = ngpus;
-		for (int i = 0; run_gpus && i < nrun; i++)
-			memcpy(run_gpus[i], gpus[i % ngpus], sizeof(run_gpus[i]));
-		run_phase(&p, nrun, run_gpus ? run_gpus : gpus, run_worker);
-		free(run_gpus);
+		run_on_gpus(&p, gpus, ngpus);
 	}
 	free(p.jobs);
 	pthread_mutex_destroy(&p.lock);

@@ -493,7 +493,9 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 	struct objcheck_list list = {items, 0, 32};
 	char path[PATH_MAX * 2], err[PATH_MAX + 128] = "";
 	char *ptx = read_ptx(dir, source);
-	char **kernels = objcheck_ptx_entries(ptx);
+	char *clean = ptx_strip_comments(ptx); /* no .entry from a comment */
+	char **kernels = objcheck_ptx_entries(clean);
+	free(clean);
 	free(ptx);
 	struct objcheck_rules rules = {
 		(const char *const *)h->launchers,
@@ -509,6 +511,14 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 	else
 		objcheck_host_source(strbuf_str(&host), &h->source, &list);
 	strbuf_release(&host);
+	/* the origin of host asm holds only without line directives */
+	struct strbuf own = STRBUF_INIT;
+	if (strbuf_read_file(&own, source) < 0)
+		snprintf(err, sizeof(err), "cannot read %s to check it", source);
+	else
+		objcheck_line_directives(strbuf_str(&own), h->source.source_base,
+					 &list);
+	strbuf_release(&own);
 	if (rc == 0 && !err[0] && list.count == 0)
 		return NULL;
 	json_t *out = json_array();
@@ -629,6 +639,170 @@ static int launcher_problem(const struct build_env *env,
 	return 1;
 }
 
+/* NAME=list with each folder of a colon-separated list by its real path:
+ * the compile box shows no /etc, and /usr/local/cuda may be a link
+ * through /etc/alternatives (sandbox.h, compiler_view). */
+static void real_path_list(const char *name, const char *list, char *out,
+			   size_t len)
+{
+	size_t k = (size_t)snprintf(out, len, "%s=", name);
+	while (*list && k < len) {
+		size_t n = strcspn(list, ":");
+		char given[PATH_MAX], real[PATH_MAX];
+		snprintf(given, sizeof(given), "%.*s", (int)n, list);
+		const char *use = n && realpath(given, real) ? real : given;
+		k += (size_t)snprintf(out + k, len - k, "%s%s",
+				      out[k - 1] == '=' ? "" : ":", use);
+		list += n + (list[n] == ':');
+	}
+}
+
+/*
+ * Registers, stack, spills and shared memory of the step's kernels, from a
+ * ptxas -v of its own on the kept PTX (in a compile box), never from the
+ * compile's log: the front ends print a student's text into that log with
+ * its escapes made real, so `#pragma message("\nptxas info    : Used 64
+ * registers")` or a static_assert message wrote lines the parser took for
+ * ptxas's (red team, 2026-11-23: forged registers, a memtuning check).
+ * The flags are nvcc's own for that step (nvcc --dryrun: -arch -m64 -v
+ * --generate-line-info). NULL when ptxas cannot run: the caller fails the
+ * build (a step whose figures cannot be read is not judged without them).
+ */
+static json_t *ptxas_resources(const struct build_env *env,
+			       const struct lab_flags *fl, const char *dir,
+			       const char *source, const char *const *cenv)
+{
+	char ptx[PATH_MAX * 2], cubin[PATH_MAX * 2], log[PATH_MAX * 2];
+	step_ptx_path(dir, source, ptx, sizeof(ptx));
+	snprintf(cubin, sizeof(cubin), "%s/resources.cubin", dir);
+	snprintf(log, sizeof(log), "%s/ptxas.log", dir);
+	/* nvcc's own ptxas: beside the real nvcc found on PATH (a distribution
+	 * may put only nvcc on PATH), else ptxas on PATH */
+	char tool[PATH_MAX] = "ptxas", real[PATH_MAX];
+	for (const char *path = getenv("PATH"); path && *path;) {
+		size_t n = strcspn(path, ":");
+		char cand[PATH_MAX];
+		snprintf(cand, sizeof(cand), "%.*s/nvcc", (int)n, path);
+		path += n + (path[n] == ':');
+		if (!n || access(cand, X_OK) < 0 || !realpath(cand, real))
+			continue;
+		char *slash = strrchr(real, '/');
+		if (slash) {
+			snprintf(slash, sizeof(real) - (size_t)(slash - real),
+				 "/ptxas");
+			if (access(real, X_OK) == 0)
+				snprintf(tool, sizeof(tool), "%s", real);
+		}
+		break;
+	}
+	const char *argv[] = {tool, fl->arch, "-m64", "-v",
+			      "--generate-line-info", ptx, "-o", cubin, NULL};
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.dir = env->root;
+	c.out_path = log;
+	c.wall_limit_s = env->compile_limit_s;
+	c.file_limit_bytes = 64L << 20;
+	struct box box;
+	if (env->sb) {
+		box_for_compile(&box);
+		box.rw = dir;
+		c.env = cenv;
+		if (env->sb->as_root && chown(dir, SANDBOX_UID, SANDBOX_UID) < 0)
+			return json_array();
+		c.argv = sandbox_argv(env->sb, &box, NULL, argv);
+	}
+	child_run(&c);
+	int ran = c.exited && c.exit_code == 0;
+	child_release(&c);
+	if (env->sb && env->sb->as_root)
+		take_back(dir);
+	unlink(cubin);
+	struct strbuf out = STRBUF_INIT;
+	json_t *res = ran && strbuf_read_file(&out, log) == 0
+			      ? compiler_resources(strbuf_str(&out))
+			      : NULL;
+	strbuf_release(&out);
+	unlink(log);
+	return res;
+}
+
+/* The files a compile's output may quote (compiler_hide_files): the
+ * student's file and folder, the lab's headers and cudalab.h, the
+ * compiler's own intermediates, and the headers of the system, GCC and the
+ * CUDA toolkit.
+ * Real paths; a name that resolves to nothing on this side of the box
+ * (<built-in>, the box's own /tmp) quotes no host file. */
+struct quotable {
+	char source[PATH_MAX], folder[PATH_MAX], keep[PATH_MAX],
+		toolkit[PATH_MAX];
+	const struct harness_names *names;
+};
+
+static int under(const char *real, const char *dir)
+{
+	size_t n = strlen(dir);
+	return n && !strncmp(real, dir, n) && (real[n] == '/' || !dir[n - 1] ||
+					       dir[n - 1] == '/');
+}
+
+static int quotable_file(const char *file, void *arg)
+{
+	const struct quotable *q = arg;
+	char real[PATH_MAX];
+	if (file[0] == '<' || !realpath(file, real))
+		return 1;
+	if (!strcmp(real, q->source) || under(real, q->folder) ||
+	    under(real, q->keep) ||
+	    under(real, q->names->lab_dir) || under(real, q->names->inc_dir) ||
+	    under(real, "/usr/include/") || under(real, "/usr/lib/gcc/") ||
+	    (q->toolkit[0] && under(real, q->toolkit)))
+		return 1;
+	return 0;
+}
+
+static void hide_foreign_quotes(struct strbuf *log,
+				const struct harness_names *names,
+				const char *source, const char *keep)
+{
+	struct quotable q = {.names = names};
+	char nvcc[PATH_MAX] = "";
+	if (!realpath(source, q.source))
+		snprintf(q.source, sizeof(q.source), "%s", source);
+	/* the student's own folder (their headers, in a test without box) */
+	snprintf(q.folder, sizeof(q.folder), "%s", q.source);
+	char *slash = strrchr(q.folder, '/');
+	if (slash && slash != q.folder)
+		*slash = 0;
+	else
+		q.folder[0] = 0;
+	if (!realpath(keep, q.keep))
+		snprintf(q.keep, sizeof(q.keep), "%s", keep);
+	/* the toolkit: nvcc on PATH, two folders up */
+	for (const char *path = getenv("PATH"); path && *path;) {
+		size_t n = strcspn(path, ":");
+		char cand[PATH_MAX];
+		snprintf(cand, sizeof(cand), "%.*s/nvcc", (int)n, path);
+		if (n && access(cand, X_OK) == 0 && realpath(cand, nvcc))
+			break;
+		path += n + (path[n] == ':');
+	}
+	for (int up = 0; up < 2 && nvcc[0]; up++) {
+		char *slash = strrchr(nvcc, '/');
+		if (!slash || slash == nvcc)
+			nvcc[0] = 0;
+		else
+			*slash = 0;
+	}
+	snprintf(q.toolkit, sizeof(q.toolkit), "%s", nvcc);
+	char *kept = compiler_hide_files(strbuf_str(log), quotable_file, &q);
+	if (!kept)
+		return;
+	strbuf_release(log);
+	strbuf_addf(log, "%s", kept);
+	free(kept);
+}
+
 /* Tell the front end that one step's compile ended (build_env.on_progress). */
 static void compiled_one(const struct build_env *env,
 			 const struct step_build *b, const struct child *c,
@@ -727,8 +901,8 @@ static void batch_box_view(struct compile_batch *cb)
 	static const char *const pass[] = {"PATH", "LD_LIBRARY_PATH", NULL};
 	for (const char *const *v = pass; *v; v++)
 		if (getenv(*v)) {
-			snprintf(cb->env_store[ne], PATH_MAX, "%s=%s", *v,
-				 getenv(*v));
+			real_path_list(*v, getenv(*v), cb->env_store[ne],
+				       PATH_MAX);
 			cb->compile_env[ne] = cb->env_store[ne];
 			ne++;
 		}
@@ -752,8 +926,11 @@ static int batch_open(struct compile_batch *cb)
 	/* facts.json is written by this grader's readers (ptx.c,
 	 * compiler_report.c): bump when they change what they report, so a
 	 * cached entry never carries an older reader's figures */
-	hash_str(&cb->base, "facts-v5");
+	hash_str(&cb->base, "facts-v6");
 	hash_str(&cb->base, OBJCHECK_RULES);
+	/* what the compile box shows and allows decides what a compile says
+	 * (sandbox.h): a cached answer of an older box is not reused */
+	hash_str(&cb->base, "compile-box-4");
 	lab_flags(env, cb->lab, &cb->fl);
 	runtime_objects(objdir, &cb->ro);
 	launcher_name(cb->lab, cb->launcher, sizeof(cb->launcher));
@@ -845,7 +1022,7 @@ static void compile_start(struct compile_batch *cb, size_t i)
 	if (env->sb)
 		j->kid.env = cb->compile_env;
 	/* keep at most `jobs` compilers running */
-	while (cb->running >= (size_t)(env->jobs > 0 ? env->jobs : 1))
+	while (cb->running >= (size_t)sandbox_compile_jobs(env->jobs))
 		batch_wait_one(cb, i);
 	/* the box's command line is built right before its start:
 	 * sandbox_argv's strings live until the next call */
@@ -1029,6 +1206,7 @@ static void batch_link(struct compile_batch *cb, size_t i)
 		take_back(j->tmp);
 	cap_log(j->log);
 	strbuf_read_file(&b->log, j->log);
+	hide_foreign_quotes(&b->log, &cb->names, b->source, j->tmp);
 	if (j->kid.timed_out)
 		strbuf_addf(&b->log, "error: the compiler timed out after "
 				     "%.0f s\n", env->compile_limit_s);
@@ -1042,7 +1220,21 @@ static void batch_link(struct compile_batch *cb, size_t i)
 	}
 	if (!ok && !b->rejected && compiler_count(b->diagnostics, "error") == 0)
 		add_diagnostic(b, "the compiler failed; see its output");
-	b->resources = compiler_resources(strbuf_str(&b->log));
+	b->resources = j->kid.exited && j->kid.exit_code == 0
+			       ? ptxas_resources(env, &cb->fl, j->tmp, b->source,
+						 cb->compile_env)
+			       : json_array();
+	if (!b->resources) {
+		static const char why[] =
+			"the grader cannot read the kernels' registers and "
+			"memory (its ptxas -v on the compiled PTX failed); see "
+			"the output";
+		b->resources = json_array();
+		if (b->ok && !b->rejected)
+			add_diagnostic(b, why);
+		strbuf_addf(&b->log, "error: %s\n", why);
+		b->ok = ok = 0;
+	}
 	struct ptx_facts pf;
 	char *ptx = ok ? read_ptx(j->tmp, b->source) : NULL;
 	ptx_read_facts(ptx, &pf);

@@ -229,3 +229,94 @@ json_t *compiler_resources(const char *output)
 	}
 	return kernels;
 }
+
+/* The file a diagnostic line starts with, "F(N): ..." (the CUDA front end)
+ * or "F:N:..." (the host compiler, the assembler), into file; its line in
+ * *ln. 0 when the line is not a diagnostic's. */
+static int located(const char *line, char *file, size_t cap, long *ln)
+{
+	for (const char *p = strchr(line, '('); p && p != line;
+	     p = strchr(p + 1, '(')) {
+		char *end;
+		long n = strtol(p + 1, &end, 10);
+		if (n > 0 && end[0] == ')' && end[1] == ':') {
+			snprintf(file, cap, "%.*s", (int)(p - line), line);
+			*ln = n;
+			return 1;
+		}
+	}
+	const char *c = strchr(line, ':');
+	if (c && c != line && c[1] >= '0' && c[1] <= '9') {
+		char *end;
+		long n = strtol(c + 1, &end, 10);
+		if (n > 0 && *end == ':') {
+			snprintf(file, cap, "%.*s", (int)(c - line), line);
+			*ln = n;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Append m bytes to the growing string *out (size *size, used *k). */
+static int append(char **out, size_t *size, size_t *k, const char *s,
+		  size_t m)
+{
+	if (*k + m + 1 > *size) {
+		size_t want = 2 * (*k + m + 1);
+		char *grown = realloc(*out, want);
+		if (!grown)
+			return -1;
+		*out = grown;
+		*size = want;
+	}
+	memcpy(*out + *k, s, m);
+	*k += m;
+	return 0;
+}
+
+char *compiler_hide_files(const char *output,
+			  int (*shown)(const char *file, void *arg), void *arg)
+{
+	size_t size = strlen(output) + 1, k = 0;
+	char *out = malloc(size);
+	if (!out)
+		return NULL;
+	int hidden = 0;
+	for (const char *p = output; *p;) {
+		size_t len = strcspn(p, "\n");
+		char line[1024], file[1024];
+		snprintf(line, sizeof(line), "%.*s", (int)(len < 1023 ? len : 1023),
+			 p);
+		const char *next = p + len + (p[len] == '\n');
+		long ln = 0;
+		if (line[0] == ' ' || line[0] == '\t' || !line[0]) {
+			/* a quoted line, a caret, context: part of the last
+			 * diagnostic */
+		} else if (located(line, file, sizeof(file), &ln)) {
+			hidden = !shown(file, arg);
+		} else {
+			hidden = 0;
+		}
+		int rc = 0;
+		if (!hidden) {
+			rc = append(&out, &size, &k, p, (size_t)(next - p));
+		} else if (ln) {
+			char note[1300];
+			int n = snprintf(note, sizeof(note),
+					 "%.1000s(%ld): error: what the compiler "
+					 "said here quotes a file a kernel file "
+					 "may not include (only its lab's "
+					 "headers, cudalab.h and system or CUDA "
+					 "headers): not shown\n", file, ln);
+			rc = append(&out, &size, &k, note,
+				    n > 0 && (size_t)n < sizeof(note) ? (size_t)n
+								      : 0);
+		}
+		if (rc < 0)
+			break;
+		p = next;
+	}
+	out[k] = 0;
+	return out;
+}

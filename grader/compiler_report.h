@@ -23,6 +23,19 @@
 json_t *compiler_diagnostics(const char *output, const char *launcher);
 json_t *compiler_resources(const char *output);
 
+/*
+ * The compiler's output with every diagnostic about a file that is not
+ * shown(file, arg) cut to its location: the diagnostic's own line becomes
+ * "FILE(N): [...not shown...]" and the lines that quote it (indented: the
+ * source line, the caret, the context) are dropped. A compile that reads a
+ * host file (#include "/etc/passwd") then cannot quote it back in its
+ * error, whatever the compile box happens to show (red team, 2026-11-23).
+ * Returns a new string (free it).
+ */
+char *compiler_hide_files(const char *output,
+			  int (*shown)(const char *file, void *arg),
+			  void *arg);
+
 /* Number of diagnostics of the given severity ("error", "warning"). */
 size_t compiler_count(const json_t *diagnostics, const char *severity);
 

@@ -81,11 +81,15 @@ static const char *const allowed_section_prefixes[] = {
 	".tbss.", NULL,
 };
 
-/* Mangled-name prefixes of the C++ library and ABI: never the student's. */
+/* Mangled-name prefixes of the C++ library and ABI: never the student's.
+ * A nested name that starts with S is in std:: (St, and the abbreviations
+ * Sa Sb Ss Si So Sd: std::ostream's members are _ZNSo..., which a student's
+ * definition would take over from libstdc++ for the whole process), with
+ * any cv- or ref-qualifier (K, V, R, O) before it. */
 static const char *const reserved_mangled[] = {
-	"_ZSt", "_ZNSt", "_ZNKSt", "_ZN9__gnu_cxx", "_ZNK9__gnu_cxx",
-	"_ZN10__cxxabiv1", "_ZNSa", "_ZNKSa", "_ZNSs", "_ZNKSs", "_Znw", "_Zna",
-	"_Zdl", "_Zda", "_ZT", "_ZGV", "_ZN3abi", NULL,
+	"_ZS", "_ZNS", "_ZNKS", "_ZNVS", "_ZNVKS", "_ZNRS", "_ZNOS", "_ZNKRS",
+	"_ZNKOS", "_ZN9__gnu_cxx", "_ZNK9__gnu_cxx", "_ZN10__cxxabiv1",
+	"_Znw", "_Zna", "_Zdl", "_Zda", "_ZT", "_ZGV", "_ZN3abi", NULL,
 };
 
 static int in_list(const char *const *list, const char *s)
@@ -439,8 +443,30 @@ static void check_relocations(const struct elf *e, struct objcheck_list *out)
 
 static void check_sections(const struct elf *e, struct objcheck_list *out)
 {
+	/* machine code only where a compiler puts functions, and no data
+	 * there (red team: a const array in section ".text" ran as code) */
+	for (size_t i = 1; i < e->nsym; i++) {
+		const Elf64_Sym *s = &e->sym[i];
+		int type = ELF64_ST_TYPE(s->st_info);
+		if (s->st_shndx == SHN_UNDEF || s->st_shndx >= e->nsec ||
+		    !(e->sh[s->st_shndx].sh_flags & SHF_EXECINSTR) ||
+		    type == STT_FUNC || type == STT_SECTION ||
+		    type == STT_FILE || type == STT_NOTYPE)
+			continue;
+		problem(out,
+			"holds data (%s) in the executable section %s: data that "
+			"runs as machine code is host assembly in disguise",
+			sym_name(e, s), sec_name(e, s->st_shndx));
+	}
 	for (size_t i = 0; i < e->nsec; i++) {
 		const char *n = sec_name(e, i);
+		if ((e->sh[i].sh_flags & SHF_EXECINSTR) && strcmp(n, ".text") &&
+		    strncmp(n, ".text.", 6)) {
+			problem(out,
+				"has machine code in the section %s: only a "
+				"compiler's .text sections may hold code", n);
+			continue;
+		}
 		const char *base = n;
 		if (!strncmp(n, ".rela", 5) && e->sh[i].sh_type == SHT_RELA)
 			base = n + 5;
@@ -578,6 +604,36 @@ static const char *skip_literal(const char *p, int raw)
 	return *p == q ? p + 1 : p;
 }
 
+/* Why #ident is refused (red team, 2026-11-23: GCC writes its string into
+ * the assembly with the quotes unescaped, so "a\";.text;f:;.byte 0x0f,
+ * 0x05;..." is a raw system call; nvcc passes the directive through). */
+#define IDENT_WHY                                                            \
+	"its string goes to the assembler as it is written (host code "      \
+	"without an asm statement) and is not allowed in a kernel file"
+
+/* Whether the directive text at q is the word w (then a space or the end). */
+static int directive_is(const char *q, const char *w)
+{
+	size_t n = strlen(w);
+	return !strncmp(q, w, n) && !isalnum((unsigned char)q[n]) && q[n] != '_';
+}
+
+/* Attributes whose string GCC writes into its assembly output unchecked
+ * (red team, 2026-11-23: section(".rodata;.text;f:;.byte 0x0f,0x05;...")
+ * is a raw syscall without an asm token; so are symver and weakref), and
+ * alias/ifunc, which name symbols: none is for a kernel file's host code. */
+static int assembler_attribute(const char *s, size_t len)
+{
+	static const char *const names[] = {"section", "symver", "weakref",
+					    "alias", "ifunc", NULL};
+	if (len > 4 && !strncmp(s, "__", 2) && !strncmp(s + len - 2, "__", 2))
+		s += 2, len -= 4; /* __section__ */
+	for (const char *const *n = names; *n; n++)
+		if (strlen(*n) == len && !strncmp(*n, s, len))
+			return 1;
+	return 0;
+}
+
 /* A file named by a line marker: outside root, or in an allowed folder. */
 static void check_included(const char *name, size_t len,
 			   const struct objcheck_source *src, char (*seen)[256],
@@ -613,20 +669,118 @@ static void check_included(const char *name, size_t len,
 		real + rl + 1);
 }
 
+/* The state of objcheck_host_source's walk over the host translation unit. */
+struct host_scan {
+	const struct objcheck_source *src;
+	struct objcheck_list *out;
+	char seen[16][256];
+	int nseen;
+	int student;   /* current line comes from the student's file */
+	int skipping;  /* depth of #if 0 blocks */
+	long line;
+	int reported;
+	/* inside __attribute__((...)) (its parenthesis depth) or [[...]] */
+	int attr_open, attr_depth, cxx_attr;
+};
+
+/* A directive line at p ('#'): a line marker (# N "file"), #ident, or
+ * #if 0 / #endif. Returns the end of the line. */
+static const char *host_directive(struct host_scan *hs, const char *p)
+{
+	const char *source_base = hs->src->source_base;
+	const char *q = p + 1;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (isdigit((unsigned char)*q)) {
+		long n = strtol(q, (char **)&q, 10);
+		while (*q == ' ')
+			q++;
+		if (*q == '"') {
+			const char *f = q + 1;
+			const char *fe = strchr(f, '"');
+			const char *nl = strchr(f, '\n');
+			if (fe && (!nl || fe < nl)) {
+				check_included(f, (size_t)(fe - f), hs->src,
+					       hs->seen, &hs->nseen, hs->out);
+				const char *slash = f;
+				for (const char *c = f; c < fe; c++)
+					if (*c == '/')
+						slash = c + 1;
+				hs->student = (size_t)(fe - slash) ==
+						      strlen(source_base) &&
+					      !strncmp(slash, source_base,
+						       (size_t)(fe - slash));
+			}
+		}
+		hs->line = n - 1;
+	} else if (hs->student && !hs->skipping &&
+		   (directive_is(q, "ident") || directive_is(q, "sccs") ||
+		    (directive_is(q, "pragma") &&
+		     (directive_is(q + 6 + strspn(q + 6, " \t"), "ident") ||
+		      directive_is(q + 6 + strspn(q + 6, " \t"), "sccs")))) &&
+		   hs->reported < 8) {
+		hs->reported++;
+		problem(hs->out, "%s:%ld: #ident: %s", source_base, hs->line,
+			IDENT_WHY);
+	} else if (!strncmp(q, "if", 2)) {
+		if (hs->skipping || !strncmp(q, "if 0", 4))
+			hs->skipping++;
+	} else if (!strncmp(q, "endif", 5)) {
+		if (hs->skipping)
+			hs->skipping--;
+	}
+	while (*p && *p != '\n')
+		p++;
+	return p;
+}
+
+/* An identifier s..p (p past it): asm and assembler-text attributes in the
+ * student's own lines are problems; __attribute__ opens an attribute. */
+static void host_identifier(struct host_scan *hs, const char *s,
+			    const char *p)
+{
+	const char *source_base = hs->src->source_base;
+	size_t len = (size_t)(p - s);
+	int is_asm = (len == 3 && !strncmp(s, "asm", 3)) ||
+		     (len == 5 && !strncmp(s, "__asm", 5)) ||
+		     (len == 7 && !strncmp(s, "__asm__", 7));
+	if (len == 13 && !strncmp(s, "__attribute__", 13))
+		hs->attr_open = 1;
+	else if (len == 11 && !strncmp(s, "__attribute", 11))
+		hs->attr_open = 1;
+	const char *after = p;
+	while (isspace((unsigned char)*after))
+		after++;
+	int mine = hs->student && !hs->skipping && hs->reported < 8;
+	if ((hs->attr_depth || hs->cxx_attr) && *after == '(' &&
+	    assembler_attribute(s, len) && mine) {
+		hs->reported++;
+		problem(hs->out,
+			"%s:%ld: the attribute %.*s: its text goes to the "
+			"assembler as it is written (host code without an asm "
+			"statement) and is not allowed in a kernel file",
+			source_base, hs->line, (int)len, s);
+		mine = hs->reported < 8;
+	}
+	if (is_asm && mine) {
+		hs->reported++;
+		problem(hs->out,
+			"%s:%ld: host assembly (asm, an asm label or a "
+			"file-scope asm block such as .incbin) is not allowed "
+			"in a kernel file; inline PTX inside __device__ or "
+			"__global__ code is fine",
+			source_base, hs->line);
+	}
+}
+
 void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			  struct objcheck_list *out)
 {
-	const char *source_base = src->source_base;
-	char seen[16][256];
-	int nseen = 0;
-	int student = 0;   /* current line comes from the student's file */
-	int skipping = 0;  /* depth of #if 0 blocks */
-	long line = 0;
+	struct host_scan hs = {.src = src, .out = out};
 	int line_start = 1;
-	int reported = 0;
 	for (const char *p = text; p && *p;) {
 		if (*p == '\n') {
-			line++;
+			hs.line++;
 			line_start = 1;
 			p++;
 			continue;
@@ -636,42 +790,7 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			continue;
 		}
 		if (*p == '#' && line_start) {
-			/* a line marker (# N "file") or #if 0 / #endif */
-			const char *q = p + 1;
-			while (*q == ' ' || *q == '\t')
-				q++;
-			if (isdigit((unsigned char)*q)) {
-				long n = strtol(q, (char **)&q, 10);
-				while (*q == ' ')
-					q++;
-				if (*q == '"') {
-					const char *f = q + 1;
-					const char *fe = strchr(f, '"');
-					const char *nl = strchr(f, '\n');
-					if (fe && (!nl || fe < nl)) {
-						check_included(f, (size_t)(fe - f),
-							       src, seen, &nseen,
-							       out);
-						const char *slash = f;
-						for (const char *c = f; c < fe; c++)
-							if (*c == '/')
-								slash = c + 1;
-						student = (size_t)(fe - slash) ==
-								  strlen(source_base) &&
-							  !strncmp(slash, source_base,
-								   (size_t)(fe - slash));
-					}
-				}
-				line = n - 1;
-			} else if (!strncmp(q, "if", 2)) {
-				if (skipping || !strncmp(q, "if 0", 4))
-					skipping++;
-			} else if (!strncmp(q, "endif", 5)) {
-				if (skipping)
-					skipping--;
-			}
-			while (*p && *p != '\n')
-				p++;
+			p = host_directive(&hs, p);
 			continue;
 		}
 		line_start = 0;
@@ -690,19 +809,7 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			}
 			if (*p == '"' || *p == '\'')
 				continue; /* u8"..", L'x': the literal next */
-			int is_asm = (len == 3 && !strncmp(s, "asm", 3)) ||
-				     (len == 5 && !strncmp(s, "__asm", 5)) ||
-				     (len == 7 && !strncmp(s, "__asm__", 7));
-			if (is_asm && student && !skipping && reported < 8) {
-				reported++;
-				problem(out,
-					"%s:%ld: host assembly (asm, an asm "
-					"label or a file-scope asm block such as "
-					".incbin) is not allowed in a kernel "
-					"file; inline PTX inside __device__ or "
-					"__global__ code is fine",
-					source_base, line);
-			}
+			host_identifier(&hs, s, p);
 			continue;
 		}
 		if (isdigit((unsigned char)*p)) {
@@ -721,10 +828,204 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 		if (p[0] == '/' && p[1] == '*') {
 			const char *end = strstr(p + 2, "*/");
 			for (const char *c = p; c < (end ? end : p + strlen(p)); c++)
-				line += *c == '\n';
+				hs.line += *c == '\n';
 			p = end ? end + 2 : p + strlen(p);
 			continue;
 		}
+		if (*p == '(' && (hs.attr_open || hs.attr_depth)) {
+			hs.attr_open = 0;
+			hs.attr_depth++;
+		} else if (*p == ')' && hs.attr_depth) {
+			hs.attr_depth--;
+		} else if (p[0] == '[' && p[1] == '[') {
+			hs.cxx_attr = 1;
+			p++;
+		} else if (p[0] == ']' && p[1] == ']' && hs.cxx_attr) {
+			hs.cxx_attr = 0;
+			p++;
+		}
 		p++;
+	}
+}
+
+/* ---- the student's own text: line directives ---------------------------- */
+
+
+/* One step of the student's text after line splices (a backslash, spaces
+ * or tabs, then a newline: GCC takes both), counting physical lines. */
+struct spliced {
+	const char *p;
+	long line;
+};
+
+static void splice_skip(struct spliced *s)
+{
+	for (;;) {
+		const char *q = s->p;
+		if (*q != '\\')
+			return;
+		q++;
+		while (*q == ' ' || *q == '\t' || *q == '\r')
+			q++;
+		if (*q != '\n')
+			return;
+		s->p = q + 1;
+		s->line++;
+	}
+}
+
+static char sp_peek(struct spliced *s, int ahead)
+{
+	struct spliced t = *s;
+	for (int i = 0; i < ahead && *t.p; i++) {
+		splice_skip(&t);
+		if (*t.p == '\n')
+			t.line++;
+		if (*t.p)
+			t.p++;
+	}
+	splice_skip(&t);
+	return *t.p;
+}
+
+static char sp_next(struct spliced *s)
+{
+	splice_skip(s);
+	char c = *s->p;
+	if (c) {
+		s->p++;
+		if (c == '\n')
+			s->line++;
+	}
+	return c;
+}
+
+/* Skip spaces, tabs and comments on the current line (a block comment may
+ * run over lines); returns 0 at a newline or the end. */
+static void sp_blank(struct spliced *s)
+{
+	for (;;) {
+		char c = sp_peek(s, 0);
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\f' ||
+		    c == '\v') {
+			sp_next(s);
+		} else if (c == '/' && sp_peek(s, 1) == '*') {
+			sp_next(s);
+			sp_next(s);
+			while (sp_peek(s, 0) &&
+			       !(sp_peek(s, 0) == '*' && sp_peek(s, 1) == '/'))
+				sp_next(s);
+			sp_next(s);
+			sp_next(s);
+		} else {
+			return;
+		}
+	}
+}
+
+void objcheck_line_directives(const char *text, const char *source_base,
+			      struct objcheck_list *out)
+{
+	struct spliced s = {text, 1};
+	int reported = 0;
+	while (text && sp_peek(&s, 0)) {
+		/* the start of a line: is its first token # (or %:, ??=)? */
+		sp_blank(&s);
+		long line = s.line;
+		char c = sp_peek(&s, 0);
+		int hash = 0;
+		if (c == '#' && sp_peek(&s, 1) != '#')
+			hash = 1;
+		else if (c == '%' && sp_peek(&s, 1) == ':')
+			hash = 2;
+		else if (c == '?' && sp_peek(&s, 1) == '?' &&
+			 sp_peek(&s, 2) == '=')
+			hash = 3;
+		if (hash) {
+			for (int i = 0; i < hash; i++)
+				sp_next(&s);
+			sp_blank(&s);
+			char word[8] = "";
+			size_t n = 0;
+			while (n < sizeof(word) - 1 &&
+			       (isalnum((unsigned char)sp_peek(&s, 0)) ||
+				sp_peek(&s, 0) == '_'))
+				word[n++] = sp_next(&s);
+			word[n] = 0;
+			int ended = !isalnum((unsigned char)sp_peek(&s, 0)) &&
+				    sp_peek(&s, 0) != '_';
+			int named = !strcmp(word, "line") && ended;
+			if (ended && (!strcmp(word, "ident") ||
+				      !strcmp(word, "sccs")) &&
+			    reported++ < 4)
+				problem(out, "%s:%ld: #%s: %s", source_base, line,
+					word, IDENT_WHY);
+			if ((named || isdigit((unsigned char)word[0])) &&
+			    reported++ < 4)
+				problem(out,
+					"%s:%ld: a line directive (#line or a "
+					"line marker # N \"file\"): a kernel file "
+					"may not say its lines come from another "
+					"file (the check for host assembly goes "
+					"by where each line comes from)",
+					source_base, line);
+		}
+		/* the rest of the line: literals and comments may hide a
+		 * newline that is not the end of it */
+		while ((c = sp_peek(&s, 0)) && c != '\n') {
+			if (c == '/' && sp_peek(&s, 1) == '/') {
+				while (sp_peek(&s, 0) && sp_peek(&s, 0) != '\n')
+					sp_next(&s);
+			} else if (c == '/' && sp_peek(&s, 1) == '*') {
+				sp_blank(&s);
+			} else if (c == '"' || c == '\'') {
+				sp_next(&s);
+				while (sp_peek(&s, 0) && sp_peek(&s, 0) != c &&
+				       sp_peek(&s, 0) != '\n') {
+					if (sp_peek(&s, 0) == '\\')
+						sp_next(&s);
+					sp_next(&s);
+				}
+				if (sp_peek(&s, 0) == c)
+					sp_next(&s);
+			} else if (c == 'R' && sp_peek(&s, 1) == '"') {
+				/* a raw string: no splices, no escapes inside,
+				 * but newlines (its lines are not directives) */
+				sp_next(&s);
+				sp_next(&s);
+				const char *open = s.p;
+				const char *paren = strchr(open, '(');
+				if (!paren || paren - open > 16)
+					continue;
+				char delim[24];
+				snprintf(delim, sizeof(delim), ")%.*s\"",
+					 (int)(paren - open), open);
+				const char *end = strstr(paren, delim);
+				end = end ? end + strlen(delim)
+					  : paren + strlen(paren);
+				for (const char *q = s.p; q < end; q++)
+					s.line += *q == '\n';
+				s.p = end;
+			} else if (isdigit((unsigned char)c)) {
+				/* a pp-number: 1'000 is not a character */
+				while (isalnum((unsigned char)sp_peek(&s, 0)) ||
+				       sp_peek(&s, 0) == '.' ||
+				       sp_peek(&s, 0) == '_' ||
+				       (sp_peek(&s, 0) == '\'' &&
+					isalnum((unsigned char)sp_peek(&s, 1))))
+					sp_next(&s);
+			} else if (isalpha((unsigned char)c) || c == '_') {
+				while (isalnum((unsigned char)sp_peek(&s, 0)) ||
+				       sp_peek(&s, 0) == '_') {
+					if (sp_peek(&s, 0) == 'R' &&
+					    sp_peek(&s, 1) == '"')
+						break; /* u8R"(, LR"( */
+					sp_next(&s);
+				}
+			} else {
+				sp_next(&s);
+			}
+		}
+		sp_next(&s); /* the newline */
 	}
 }

@@ -40,13 +40,36 @@
  *   - sections: the ones a C++ compiler and nvcc make (text, data, rodata,
  *     bss, exception tables, the fatbinary ...); a .text.NAME only for a
  *     function NAME defined in it. Anything else: "unexpected section".
+ *     Machine code only in .text and .text.*, and no data symbol there (a
+ *     const array in section ".text" runs as code: red team, 2026-11-23).
  *
  * And on nvcc's host-side translation unit (the kept NAME.cudafe1.cpp, the
  * student's code after preprocessing, with device bodies under #if 0):
  *   - no asm/__asm/__asm__ token in host code that comes from the student's
- *     file (file-scope asm, asm labels, .incbin, host inline assembly).
+ *     file (file-scope asm, asm labels, .incbin, host inline assembly);
+ *   - no attribute whose string GCC copies into its assembly unchecked
+ *     (section, symver, weakref; and alias, ifunc), in __attribute__((..))
+ *     or [[gnu::..]]: section(".rodata;.text;f:;.byte 0x0f,0x05;...")
+ *     is host assembly without an asm token (red team, 2026-11-23);
+ *   - no #ident or #sccs directive (nor #pragma ident) from the student's
+ *     file: nvcc passes it through and GCC writes its string into the
+ *     assembly with the quotes unescaped (#ident "a\";.text;f:;...");
  *     Headers' own asm labels (glibc redirections) come from other files
  *     and are not the student's; device code's inline PTX is under #if 0.
+ *
+ * That origin is told by the line markers of nvcc's host translation unit,
+ * which the student's text could forge with a #line directive or a GNU
+ * line marker (# 1 "/usr/include/stdio.h"): the red team's host asm then
+ * seemed to come from stdio.h and passed. Decided (2026-11-23): the
+ * student's own text may hold no line directive at all, found by
+ * objcheck_line_directives below on the text as the preprocessor reads it
+ * (after line splices, with comments between the tokens, # spelt %: or
+ * ??=). With none in the student's file, every marker naming a file other
+ * than the student's comes from a real #include of a file the compile box
+ * shows, and the origin check holds. (Rejected alternatives: reading host
+ * assembly from the object is not possible, machine code does not say
+ * which instructions were written by hand; compiling with -P loses the
+ * origin altogether.)
  *
  * Problems are collected, not stopped at: every one is reported.
  */
@@ -57,7 +80,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-4"
+#define OBJCHECK_RULES "objcheck-7"
 
 struct objcheck_problem {
 	char message[320];
@@ -109,6 +132,17 @@ struct objcheck_source {
  */
 void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			  struct objcheck_list *out);
+
+/*
+ * Check the student's own source text: no #line directive, no GNU line
+ * marker (# N "file") and no #ident/#sccs (see above), however spelt
+ * (line splices inside, comments between the tokens, %: or ??= for #).
+ * A problem per directive found
+ * (the first four), naming source_base and the line. Conservative on
+ * purpose: a directive inside #if 0 is still one.
+ */
+void objcheck_line_directives(const char *text, const char *source_base,
+			      struct objcheck_list *out);
 
 /*
  * Symbols of an object (defined and undefined, global and weak) as a

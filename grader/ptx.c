@@ -41,7 +41,7 @@ static int access_bytes(const char *op, size_t len, int *nc)
 	return vec * elem;
 }
 
-int ptx_read_facts(const char *text, struct ptx_facts *out)
+static int read_facts(const char *text, struct ptx_facts *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!text)
@@ -109,7 +109,7 @@ static size_t opcode(const char *s, const char *line_end, const char **op)
 	return n;
 }
 
-json_t *ptx_memory_ops(const char *text)
+static json_t *memory_ops(const char *text)
 {
 	json_t *ops = json_array(), *files = json_object();
 	if (!text)
@@ -301,7 +301,7 @@ static int mentions(const char *body, const char *end, const char *name)
 	return 0;
 }
 
-json_t *ptx_kernel_facts(const char *text)
+static json_t *kernel_facts(const char *text)
 {
 	json_t *out = json_object();
 	if (!text)
@@ -355,7 +355,7 @@ json_t *ptx_kernel_facts(const char *text)
 					     (size_t)(fn[k].end - fn[k].body));
 			if (!part)
 				continue;
-			ptx_read_facts(part, &f);
+			read_facts(part, &f);
 			free(part);
 			add_facts(&sum, &f);
 		}
@@ -393,4 +393,65 @@ json_t *ptx_facts_launched(const json_t *kernels, const json_t *launched)
 		add_facts(&sum, &f);
 	}
 	return ptx_facts_json(&sum);
+}
+
+char *ptx_strip_comments(const char *text)
+{
+	if (!text)
+		return NULL;
+	char *out = strdup(text);
+	if (!out)
+		return NULL;
+	for (char *p = out; *p;) {
+		if (p[0] == '/' && p[1] == '/') {
+			while (*p && *p != '\n')
+				*p++ = ' ';
+		} else if (p[0] == '/' && p[1] == '*') {
+			*p++ = ' ';
+			*p++ = ' ';
+			while (*p && !(p[0] == '*' && p[1] == '/')) {
+				if (*p != '\n')
+					*p = ' ';
+				p++;
+			}
+			if (*p) {
+				*p++ = ' ';
+				*p++ = ' ';
+			}
+		} else if (*p == '"') {
+			/* a string (.file names): not a comment's start */
+			p++;
+			while (*p && *p != '"' && *p != '\n')
+				p++;
+			if (*p == '"')
+				p++;
+		} else {
+			p++;
+		}
+	}
+	return out;
+}
+
+int ptx_read_facts(const char *text, struct ptx_facts *out)
+{
+	char *clean = ptx_strip_comments(text);
+	int rc = read_facts(clean ? clean : text, out);
+	free(clean);
+	return rc;
+}
+
+json_t *ptx_memory_ops(const char *text)
+{
+	char *clean = ptx_strip_comments(text);
+	json_t *r = memory_ops(clean ? clean : text);
+	free(clean);
+	return r;
+}
+
+json_t *ptx_kernel_facts(const char *text)
+{
+	char *clean = ptx_strip_comments(text);
+	json_t *r = kernel_facts(clean ? clean : text);
+	free(clean);
+	return r;
 }

@@ -30,6 +30,15 @@ struct ptx_facts {
 int ptx_read_facts(const char *text, struct ptx_facts *out);
 
 /*
+ * The text with its comments (// and block comments, which inline PTX in a
+ * student's asm() may open: "/\* ld.global.nc.v4.f32 ... *\/" forged a
+ * 16-byte load, red team 2026-11-23) turned into spaces, newlines kept, so
+ * line numbers stay. Every reader below reads the text through it. New
+ * string (free it); NULL for NULL.
+ */
+char *ptx_strip_comments(const char *text);
+
+/*
  * Every global-memory instruction of the PTX in text order, with the source
  * line the compiler attributed it to (the last ".loc" before it; PTX built
  * with -lineinfo has them), followed out of inlined functions to the line

@@ -515,6 +515,40 @@ static void print_sass(struct report *r, json_t *ev)
 
 static const char *const not_measured = "not measured (ncu reported no value)";
 
+/* The stall and work lines of print_counters. */
+static void print_stalls_work(FILE *out, json_t *ev, json_t *facts)
+{
+	json_t *stalls = json_object_get(ev, "stalls");
+	if (json_array_size(stalls)) {
+		fprintf(out, "    stalls        ");
+		size_t i;
+		json_t *s;
+		json_array_foreach(stalls, i, s)
+			if (i < 3)
+				fprintf(out, "%s%s %.0f %%", i ? ", " : "",
+					event_str(s, "reason"), event_num(s, "pct"));
+		fprintf(out, " of stalled warp-cycles\n");
+	} else {
+		fprintf(out, "    stalls        %s\n", not_measured);
+	}
+
+	if (!json_object_get(ev, "flops")) {
+		fprintf(out, "    work          %s\n", not_measured);
+		return;
+	}
+	double work = event_num(ev, "flops");
+	if (work <= 0) {
+		fprintf(out, "    work          no floating-point operations: a "
+			     "data mover, whose ceiling is the copy bandwidth\n");
+		return;
+	}
+	fprintf(out, "    work          %.3g %s FLOP (FMA = 2)", work,
+		json_is_true(json_object_get(ev, "fp64")) ? "FP64" : "FP32/16");
+	if (json_object_get(facts, "flops_per_byte"))
+		fprintf(out, " = %.3g FLOP per DRAM byte", FACT("flops_per_byte"));
+	fputc('\n', out);
+}
+
 static void print_counters(struct report *r, json_t *ev)
 {
 	FILE *out = r->out;
@@ -522,7 +556,6 @@ static void print_counters(struct report *r, json_t *ev)
 	json_t *facts = json_object_get(ev, "facts");
 	double n = event_num(ev, "elements");
 	int kernels = (int)event_num(ev, "kernels");
-	double copy_gbps = r->device ? event_num(r->device, "copy_gbps") : 0;
 	fprintf(out, "  counters  Nsight Compute on the timed-size case (n = "
 		     "%.0f), %d kernel launch(es)%s%s, SM clock %.2f GHz as "
 		     "found\n",
@@ -549,8 +582,6 @@ static void print_counters(struct report *r, json_t *ev)
 	} else {
 		fprintf(out, "    DRAM          %s\n", not_measured);
 	}
-	(void)copy_gbps;
-
 	if (HAVE(PM_OCC_ACHIEVED))
 		fprintf(out, "    occupancy     %.1f %% achieved, %.0f %% allowed "
 			     "by the launch; limited by: %s (blocks/SM allowed "
@@ -607,35 +638,7 @@ static void print_counters(struct report *r, json_t *ev)
 	else
 		fprintf(out, "    caches        %s\n", not_measured);
 
-	json_t *stalls = json_object_get(ev, "stalls");
-	if (json_array_size(stalls)) {
-		fprintf(out, "    stalls        ");
-		size_t i;
-		json_t *s;
-		json_array_foreach(stalls, i, s)
-			if (i < 3)
-				fprintf(out, "%s%s %.0f %%", i ? ", " : "",
-					event_str(s, "reason"), event_num(s, "pct"));
-		fprintf(out, " of stalled warp-cycles\n");
-	} else {
-		fprintf(out, "    stalls        %s\n", not_measured);
-	}
-
-	if (!json_object_get(ev, "flops")) {
-		fprintf(out, "    work          %s\n", not_measured);
-		return;
-	}
-	double work = event_num(ev, "flops");
-	if (work <= 0) {
-		fprintf(out, "    work          no floating-point operations: a "
-			     "data mover, whose ceiling is the copy bandwidth\n");
-		return;
-	}
-	fprintf(out, "    work          %.3g %s FLOP (FMA = 2)", work,
-		json_is_true(json_object_get(ev, "fp64")) ? "FP64" : "FP32/16");
-	if (json_object_get(facts, "flops_per_byte"))
-		fprintf(out, " = %.3g FLOP per DRAM byte", FACT("flops_per_byte"));
-	fputc('\n', out);
+	print_stalls_work(out, ev, facts);
 }
 
 #undef HAVE

@@ -24,9 +24,22 @@ void box_for_run(struct box *b)
 void box_for_compile(struct box *b)
 {
 	*b = (struct box){.uid = SANDBOX_UID, .gid = SANDBOX_UID,
-			  .tmp_bytes = 1L << 30, .data_bytes = 8L << 30,
+			  .tmp_bytes = SANDBOX_COMPILE_TMP,
+			  .data_bytes = SANDBOX_COMPILE_DATA,
 			  .nproc = 256, .file_bytes = 64L << 20, .gpu = 0,
-			  .keep_fd = -1, .lock_fd = -1};
+			  .compiler_view = 1, .keep_fd = -1, .lock_fd = -1};
+}
+
+int sandbox_compile_jobs(int jobs)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	if (jobs < 1)
+		jobs = 1;
+	if (pages <= 0 || size <= 0)
+		return jobs;
+	long long budget = (long long)pages * size / 2;
+	long long fit = budget / (SANDBOX_COMPILE_DATA + SANDBOX_COMPILE_TMP);
+	return fit < 1 ? 1 : fit < jobs ? (int)fit : jobs;
 }
 
 void box_ro(struct box *b, const char *path)
@@ -54,6 +67,37 @@ static int is_dir(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Whether path is one of the software folders every box shows, or inside
+ * one (real paths). */
+static int in_software(const char *path)
+{
+	static const char *const dirs[] = {"/usr/", "/bin/", "/sbin/",
+					   "/lib/", "/lib32/", "/lib64/", NULL};
+	for (const char *const *d = dirs; *d; d++)
+		if (!strncmp(path, *d, strlen(*d)))
+			return 1;
+	return 0;
+}
+
+/* The CUDA toolkit's real folder (nvcc on PATH, two levels up) when it
+ * lies outside the software folders (/opt/nvidia/..., a home folder):
+ * 0 with it in out, -1 when there is none to add. */
+static int toolkit_dir(char *out, size_t len)
+{
+	char found[PATH_MAX], real[PATH_MAX];
+	if (find_on_path("nvcc", found, sizeof(found)) < 0 ||
+	    !realpath(found, real) || in_software(real))
+		return -1;
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(real, '/');
+		if (!slash || slash == real)
+			return -1;
+		*slash = 0;
+	}
+	snprintf(out, len, "%s", real);
+	return 0;
 }
 
 /* cudalab-box-exec: beside the running program, or one folder up (the unit
@@ -167,8 +211,13 @@ static void box_mounts(struct box_args *x, const struct box *b)
 	static const char *const system_dirs[] = {
 		"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc",
 		"/opt", "/sys", NULL};
+	/* a compiler's view: software only (sandbox.h, box.compiler_view) */
+	static const char *const software_dirs[] = {
+		"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", NULL};
 	int covered = 0;
-	for (const char *const *d = system_dirs; *d; d++)
+	for (const char *const *d = b->compiler_view ? software_dirs
+						     : system_dirs;
+	     *d; d++)
 		if (is_dir(*d)) {
 			BIND("--ro-bind", *d);
 			size_t n = strlen(*d);
@@ -179,10 +228,22 @@ static void box_mounts(struct box_args *x, const struct box *b)
 		ADD("--tmpfs");
 		ADD(sb->hide);
 	}
-	ADD("--proc");
-	ADD("/proc");
-	ADD("--dev");
-	ADD("/dev");
+	if (b->compiler_view) {
+		/* no /proc, /sys, /etc, /opt; of /dev only null; the toolkit
+		 * where it lies outside /usr (its real folder, sandbox.h) */
+		if (toolkit_dir(sb->paths[x->np], PATH_MAX) == 0)
+			BIND("--ro-bind", sb->paths[x->np++]);
+		ADD("--perms");
+		ADD("0755");
+		ADD("--dir");
+		ADD("/dev");
+		BIND("--dev-bind", "/dev/null");
+	} else {
+		ADD("--proc");
+		ADD("/proc");
+		ADD("--dev");
+		ADD("/dev");
+	}
 	glob_t g;
 	if (b->gpu && glob("/dev/nvidia*", 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc && x->np < 24; i++) {
@@ -205,6 +266,17 @@ static void box_mounts(struct box_args *x, const struct box *b)
 	while (lib && *lib && x->np < 46) {
 		size_t n = strcspn(lib, ":");
 		snprintf(sb->paths[x->np], PATH_MAX, "%.*s", (int)n, lib);
+		char real[PATH_MAX];
+		/* a compile box has no /etc, so a folder reached through a link
+		 * (/usr/local/cuda -> /etc/alternatives/cuda) is bound at its
+		 * real path (build.c gives the compile its real paths), and
+		 * not at all when the software folders show it already */
+		if (b->compiler_view && n && realpath(sb->paths[x->np], real)) {
+			if (in_software(real))
+				sb->paths[x->np][0] = 0;
+			else
+				snprintf(sb->paths[x->np], PATH_MAX, "%s", real);
+		}
 		if (n && sb->paths[x->np][0] == '/' && is_dir(sb->paths[x->np]))
 			BIND("--ro-bind", sb->paths[x->np++]);
 		lib += n + (lib[n] == ':');

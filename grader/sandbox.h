@@ -18,7 +18,8 @@
  *   - --new-session (no terminal to push keystrokes into);
  *   - read-only: /usr, /bin, /sbin, /lib*, /etc, /opt, /sys, the folders of
  *     LD_LIBRARY_PATH, and each path of box.ro; a fresh /proc; a /dev with
- *     null, zero, random... and, when box.gpu, the NVIDIA device nodes;
+ *     null, zero, random... and, when box.gpu, the NVIDIA device nodes
+ *     (a compile box shows less: box.compiler_view);
  *   - the box's own root (bwrap's tmpfs, holding the folders above the
  *     binds, made 0755) remounted read-only;
  *   - a private /tmp of box.tmp_bytes (tmpfs --size, mode 1777);
@@ -66,7 +67,8 @@
  *
  * Left open, on purpose: the GPU itself (device memory is bounded by the
  * device, not the box; the time limit ends a kernel that spins), the
- * system's read-only files, CPU time up to the limits, the loopback device
+ * system's read-only files in a run box (a compile box shows software
+ * only), CPU time up to the limits, the loopback device
  * of its own network namespace.
  *
  * sandbox_probe() decides once whether a box works here: bwrap on PATH
@@ -119,6 +121,16 @@ struct box {
 	long nproc;       /* RLIMIT_NPROC of box.uid */
 	long file_bytes;  /* RLIMIT_FSIZE */
 	/* what it sees besides the system */
+	int compiler_view; /* the system as a compiler needs it, nothing
+			      more: /usr, /bin, /sbin, /lib*, the CUDA
+			      toolkit's real folder (when outside /usr), and
+			      /dev/null; no /etc, /opt, /sys, /proc, and no
+			      other device (red team, 2026-11-23: an
+			      #include of /etc/passwd was quoted back in the
+			      compile error, one of /dev/zero took GiBs).
+			      nvcc runs without them (measured); its PATH
+			      must name real folders (/usr/local/cuda may be
+			      a link through /etc/alternatives) */
 	int gpu;                          /* the NVIDIA device nodes */
 	const char *ro[SANDBOX_MAX_RO];   /* read-only, same path inside */
 	int nro;
@@ -134,10 +146,31 @@ struct box {
 /* The box of a step run (also under a tool): the GPU, 256 MiB of /tmp,
  * 16 GiB of heap, 512 processes, 64 MiB files; rw set by the caller. */
 void box_for_run(struct box *b);
-/* The box of nvcc on one student file: no GPU, 1 GiB of /tmp, 8 GiB of
- * heap, 256 processes, 64 MiB files; ro (the file, the headers) and rw
- * (the output folder) set by the caller. */
+/*
+ * The box of nvcc on one student file: no GPU, the compiler's view (see
+ * compiler_view), SANDBOX_COMPILE_TMP of /tmp, SANDBOX_COMPILE_DATA of heap
+ * per process, 256 processes, 64 MiB files; ro (the file, the headers) and
+ * rw (the output folder) set by the caller.
+ *
+ * The heap limit, measured (nvcc 13.0, sm_90, 2026-11-23, RLIMIT_DATA on
+ * the whole nvcc): every lab solution compiles with 192 MiB (128 MiB is
+ * too little); a file that includes cub, cooperative groups and thrust
+ * needs 768 MiB (512 MiB is too little; 670 MiB RSS, 25 s), and the text
+ * lint refuses cub and thrust before any compile. 1 GiB: five times what
+ * a lab file needs; a compile that reads a device or expands without end
+ * stops there instead of at 8 GiB (red team: cc1plus held 4 GiB reading
+ * /dev/zero).
+ */
+#define SANDBOX_COMPILE_DATA (1LL << 30)
+#define SANDBOX_COMPILE_TMP (128LL << 20)
 void box_for_compile(struct box *b);
+/*
+ * How many compile boxes may run at once: at most jobs, and no more than
+ * half the machine's memory holds at their limits (SANDBOX_COMPILE_DATA +
+ * SANDBOX_COMPILE_TMP each); at least 1. Every caller that starts compiles
+ * in parallel (build_steps, the class run's build workers) uses it.
+ */
+int sandbox_compile_jobs(int jobs);
 /* Add one read-only path (ignored past SANDBOX_MAX_RO). */
 void box_ro(struct box *b, const char *path);
 

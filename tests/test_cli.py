@@ -593,12 +593,50 @@ def rejected_without_gpu(t, state):
                      and e.get("verdict") in ("rejected", "compile_error")
                      and any(m in e.get("summary", "")
                              for m in want["message"].split("|"))
+                     # expect-absent: text the output must never hold
+                     # (a host file's line quoted back)
+                     and not (want.get("absent")
+                              and want["absent"] in json.dumps(events))
                      and (e.get("verdict") != "rejected"
                           or (len(lint) == 1
                               and not any(x.get("event") == "compile"
                                           and x.get("status") != "started"
                                           for x in events))),
                      "rc=%d %s" % (rc, e))
+
+
+def forged_compiler_facts(t, state):
+    """Facts read from the compiler cannot be written by the student's text
+    (red team, 2026-11-23): a #pragma message put "ptxas info ... Used 96
+    registers" lines into the compile log, and the registers check of
+    memtuning's launch-bounds step passed without launch bounds; a block
+    comment opened by inline PTX held "ld.global.nc.v4.f32" lines, and a
+    scalar saxpy passed step 5's 16-byte load and store checks."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    for lab, name, metric, shown in (
+            ("memtuning", "forged_ptxas_registers.cu", "registers",
+             "Used 96 registers"),
+            ("saxpy", "ptx_comment_forged_loads.cu", "ptx_max_load_bytes",
+             None)):
+        path = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", lab,
+                            name)
+        want = hu.fixture_expectations(path)
+        with open(os.path.join(hu.ROOT, "labs", lab, "lab.json")) as f:
+            files = {x["id"]: x["file"] for x in json.load(f)["steps"]}
+        with hu.Scratch() as s:
+            s.put(path, files[want["step"]])
+            rc, events, _ = hu.grade(["test", lab, "--step", want["step"],
+                                      "--src", s.path], env=env)
+        out = "".join(e.get("output", "") for e in events
+                      if e.get("event") == "compile")
+        checks = [e for e in events if e.get("event") == "check"
+                  and e.get("metric") == metric]
+        t.record("cli: %s %s: a fact the student's text forged does not "
+                 "reach the verdict: '%s'" % (lab, name, want["message"]),
+                 (shown is None or shown in out)
+                 and len(checks) == 1 and checks[0].get("status") == "fail"
+                 and want["message"] in checks[0].get("message", ""),
+                 "checks=%s" % checks)
 
 
 def harmless_code_builds(t, state):
@@ -745,7 +783,7 @@ def explain(t, state):
              rc == 0 and events and events[0].get("mode") == "explain"
              and mine == ["explain", "accesses", "sass", "profile", "advice"]
              and prof.get("set") == "explain"
-             and prof.get("facts", {}).get("nc_loads") == 0
+             and prof.get("facts", {}).get("ptx_nc_loads") == 0
              and not prof.get("measured")
              and any(h.get("see") == "v5" for h in adv.get("hints", [])),
              "rc=%d %s\n%s" % (rc, kinds, e[-500:]))
@@ -1360,6 +1398,7 @@ def run(t):
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
         judge_without_gpu(t, state)
+        forged_compiler_facts(t, state)
         harmless_code_builds(t, state)
         compile_error_fixtures_without_gpu(t, state)
         no_gpu_feedback(t, state)

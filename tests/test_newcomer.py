@@ -412,6 +412,68 @@ def long_name_memory(t):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def slow_skip_bomb(t):
+    """A member of any type counts against the size cap before tarfile
+    skips it (red team: a 2.7 KiB archive with an unknown-type member
+    claiming 2 GiB cost 8 s of intake; the script exits 1 over 2 s)."""
+    script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "intake",
+                          "slow_skip_bomb.py")
+    rc, out, err = hu.run([sys.executable, script], timeout=300)
+    t.record("newcomer: intake: an unknown-type tar member claiming 2 GiB "
+             "is a note on its row (archive bomb, not graded) in under 2 s",
+             rc == 0 and "archive bomb" in out and "not graded" in out,
+             "rc=%d %s %s" % (rc, out, err[-500:]))
+
+
+def rewind_bomb(t):
+    """Wanted files are read in archive order (red team: 240 MiB of padding
+    and the step files in reverse order cost 23 s of intake, one rewind of
+    the compressed stream per file)."""
+    script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "intake",
+                          "rewind_bomb.py")
+    rc, out, err = hu.run([sys.executable, script], timeout=300)
+    t.record("newcomer: intake: a 1 MiB tar.gz whose files come in reverse "
+             "order is read in one pass (every file taken, under 8 s)",
+             rc == 0, "rc=%d %s %s" % (rc, out, err[-500:]))
+
+
+def odd_entries(t):
+    """An entry that is itself a link (to another student's archive) or a
+    pipe is a note, never read (red team, 2026-11-23: a pipe named x.zip
+    blocked the intake for good; a link read a file outside the entry)."""
+    tmp = tempfile.mkdtemp(prefix="cudalab-entries-")
+    try:
+        subs = os.path.join(tmp, "subs")
+        os.makedirs(subs)
+        import zipfile
+        with zipfile.ZipFile(os.path.join(subs, "alice.zip"), "w") as z:
+            z.writestr("saxpy_v1.cu", "// alice's own work\n")
+        os.symlink(os.path.join(subs, "alice.zip"),
+                   os.path.join(subs, "mallory.zip"))
+        os.mkfifo(os.path.join(subs, "pipe.zip"))
+        code = ("import sys, json; sys.path.insert(0, %r)\n"
+                "import submissions\n"
+                "rec = submissions.intake(%r, {'saxpy': ['saxpy_v1.cu']}, %r)\n"
+                "print(json.dumps({s['student']: [s['notes'], sorted(s['labs'])]"
+                " for s in rec['students']}))\n"
+                % (os.path.join(hu.ROOT, "tools"), subs,
+                   os.path.join(tmp, "out")))
+        rc, out, err = hu.run([sys.executable, "-c", code], timeout=60)
+        try:
+            rows = json.loads(out)
+        except ValueError:
+            rows = {}
+        mallory, pipe = rows.get("mallory", [[], []]), rows.get("pipe", [[], []])
+        t.record("newcomer: intake: an entry that is a link (to another "
+                 "student) or a pipe is a note on its row, not read",
+                 rc == 0 and rows.get("alice", [[], []])[1] == ["saxpy"]
+                 and not mallory[1] and "symbolic link" in str(mallory[0])
+                 and not pipe[1] and "not a folder or a file" in str(pipe[0]),
+                 "rc=%d %s %s" % (rc, out, err[-500:]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def hostile_intake(t, state):
     """Crafted archives and names: each is a note on its own row, the class
     is graded, the gradebook files parse and are neutralised."""
@@ -652,6 +714,9 @@ def run(t):
         slurm_script(t)
         grade_without_gpu(t, state)
         long_name_memory(t)
+        slow_skip_bomb(t)
+        odd_entries(t)
+        rewind_bomb(t)
         hostile_intake(t, state)
         read_only_install(t)
     finally:

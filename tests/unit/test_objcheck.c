@@ -78,6 +78,53 @@ static void touch(const char *path)
 		fclose(f);
 }
 
+/* Line directives found in text (objcheck_line_directives), joined. */
+static int directives(const char *text, char *joined, size_t len)
+{
+	struct objcheck_problem items[8];
+	struct objcheck_list list = {items, 0, 8};
+	objcheck_line_directives(text, "saxpy_v1.cu", &list);
+	joined[0] = 0;
+	for (int i = 0; i < list.count && i < list.max; i++) {
+		strncat(joined, items[i].message, len - strlen(joined) - 1);
+		strncat(joined, " | ", len - strlen(joined) - 1);
+	}
+	return list.count;
+}
+
+/* Every .cu and .h under root/top/LAB: how many hold a line directive
+ * (their names in bad). */
+static int directives_in_tree(const char *top, int *files, char *bad,
+			      size_t len)
+{
+	char cmd[PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "ls %s/*/*.cu %s/*/*.h 2>/dev/null", top,
+		 top);
+	FILE *ls = popen(cmd, "r");
+	char path[PATH_MAX];
+	int found = 0;
+	while (ls && fgets(path, sizeof(path), ls)) {
+		path[strcspn(path, "\n")] = 0;
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		static char text[1 << 20];
+		size_t n = fread(text, 1, sizeof(text) - 1, f);
+		text[n] = 0;
+		fclose(f);
+		char got[1024];
+		(*files)++;
+		if (directives(text, got, sizeof(got))) {
+			found++;
+			strncat(bad, path, len - strlen(bad) - 1);
+			strncat(bad, " ", len - strlen(bad) - 1);
+		}
+	}
+	if (ls)
+		pclose(ls);
+	return found;
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -105,6 +152,14 @@ int main(void)
 		       sizeof(got));
 	CHECK(n == 1 && strstr(got, "_Z7hx_emitP6json_t"),
 	      "a harness function's mangled name is rejected (%s)", got);
+
+	n = check_text("ostream",
+		       "void e(void) __asm__(\"_ZNSo5flushEv\");\n"
+		       "void e(void) {}\nvoid saxpy(void) {}\n", got,
+		       sizeof(got));
+	CHECK(n == 1 && strstr(got, "_ZNSo5flushEv"),
+	      "a libstdc++ member by abbreviation (std::ostream::flush, "
+	      "_ZNSo...) is reserved (%s)", got);
 
 	{
 		static const char *const c_kernels[] = {"scale", NULL};
@@ -226,5 +281,64 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
+
+	/* line directives in the student's text (red team: #line made host
+	 * asm seem to come from stdio.h) */
+	{
+		static const struct {
+			const char *text, *what;
+			int want;
+			long line;
+		} cases[] = {
+			{"int a;\n#line 1 \"/usr/include/stdio.h\"\n", "#line", 1, 2},
+			{"int a;\n# 1 \"/usr/include/stdio.h\" 1 3\n",
+			 "a GNU line marker", 1, 2},
+			{"  %:line 7\n", "a digraph %:line", 1, 1},
+			{"?\?=line 7\n", "a trigraph ?\?=line", 1, 1},
+			{"#li\\\nne 3 \"x.h\"\n", "#line split by a splice", 1, 1},
+			{"#li\\  \nne 3\n", "a splice with spaces before the "
+					     "newline", 1, 1},
+			{"/* c */ # /* c */ line 3\n", "comments around", 1, 1},
+			{"#\\\n 12 \"x.h\"\n", "a marker after a splice", 1, 1},
+			{"int a; /* a comment\n#line 3 */\n", "inside a comment",
+			 0, 0},
+			{"const char *s = \"#line 3\";\n", "inside a string", 0, 0},
+			{"const char *s = R\"x(\n#line 3\n)x\";\n",
+			 "inside a raw string", 0, 0},
+			{"int a = 1'000;\n#line 5\n", "after a digit separator",
+			 1, 2},
+			{"#define L 1\n#if L\n#endif\n#include \"saxpy.h\"\n"
+			 "#pragma unroll\n#linear\n",
+			 "#define, #if, #include, #pragma, #linear", 0, 0},
+			{"## 1\n", "## (not a directive)", 0, 0},
+		};
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			n = directives(cases[i].text, got, sizeof(got));
+			char at[32];
+			snprintf(at, sizeof(at), "saxpy_v1.cu:%ld:",
+				 cases[i].line);
+			CHECK(n == cases[i].want &&
+				      (!n || (strstr(got, at) &&
+					      strstr(got, "line directive"))),
+			      "line directive: %s: %s (%d: %s)", cases[i].what,
+			      cases[i].want ? "found, with its line"
+					    : "not one", n, got);
+		}
+		n = directives("int a;\n  %:  ident \"a\\\";.text\"\n#sccs \"b\"\n"
+			       "#identity\n", got, sizeof(got));
+		CHECK(n == 2 && strstr(got, "saxpy_v1.cu:2: #ident:") &&
+			      strstr(got, "saxpy_v1.cu:3: #sccs:") &&
+			      strstr(got, "assembler"),
+		      "#ident and #sccs are found (not #identity) (%d: %s)", n,
+		      got);
+		char bad[2048] = "";
+		int files = 0, found = 0;
+		found += directives_in_tree("solutions", &files, bad,
+					    sizeof(bad));
+		found += directives_in_tree("labs", &files, bad, sizeof(bad));
+		CHECK(files >= 40 && found == 0,
+		      "no line directive found in any of the %d solution and "
+		      "lab files (%s)", files, bad);
+	}
 	return check_done();
 }

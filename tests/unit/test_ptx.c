@@ -151,5 +151,22 @@ int main(void)
 	json_decref(lf);
 	json_decref(launched);
 	json_decref(kf);
+	{
+		struct ptx_facts cf;
+		const char *forged =
+			"\tld.global.f32 %f1, [%rd1];\n"
+			"\t/*\n\tld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, "
+			"[%rd1];\n\tst.global.v4.f32 [%rd2], {%f1, %f2, %f3, "
+			"%f4};\n*/\n"
+			"\t// ld.global.v2.f32 {%f1, %f2}, [%rd1];\n"
+			"\tst.global.f32 [%rd2], %f1;\n";
+		ptx_read_facts(forged, &cf);
+		CHECK(cf.global_loads == 1 && cf.max_load_bytes == 4 &&
+			      cf.nc_loads == 0 && cf.global_stores == 1 &&
+			      cf.max_store_bytes == 4,
+		      "instructions inside PTX comments are not counted "
+		      "(loads %d, widest %d B, nc %d)", cf.global_loads,
+		      cf.max_load_bytes, cf.nc_loads);
+	}
 	return check_done();
 }
