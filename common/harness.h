@@ -198,11 +198,14 @@ enum hx_role {
 	HX_INOUT,   /* read and written (saxpy's y): the lab fills it */
 	HX_SCRATCH, /* the launcher's to use: 0xFF before every call, its
 		       contents never checked (only its guards) */
-	HX_IN_EXACT, /* read-only input in an allocation of exactly its bytes,
-			offset 0, no guard zones: a read past its end leaves
-			the allocation, where compute-sanitizer's memcheck
-			sees it (prefetch's sanitizer case). Unchanged-check
-			as HX_IN. */
+	HX_IN_EXACT, /* read-only input, offset 0, no guard zones, in an
+			allocation of exactly its bytes where the launcher
+			runs under compute-sanitizer (the student's process's
+			staged copy; --in-process the judge's own): a read
+			past its end leaves the allocation, where memcheck
+			sees it (prefetch's sanitizer case). The judge's
+			shared one is a 2 MiB block of its own (CUDA IPC
+			shares whole blocks). Unchanged-check as HX_IN. */
 };
 
 struct hx_plan; /* the case list being declared (opaque) */

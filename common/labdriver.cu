@@ -607,7 +607,14 @@ static void start_student(const struct hx_lab *lab)
 static void describe_child_end(char *buf, size_t len, int wait_for_it)
 {
 	int st = 0;
-	pid_t r = waitpid(J.child, &st, wait_for_it ? 0 : WNOHANG);
+	/* a second at most: a process that closed its end of the channel
+	 * (close(3)) and then sleeps must not hold the judge until the
+	 * grader's time limit */
+	pid_t r = waitpid(J.child, &st, WNOHANG);
+	for (int i = 0; wait_for_it && r == 0 && i < 100; i++) {
+		usleep(10000);
+		r = waitpid(J.child, &st, WNOHANG);
+	}
 	if (r == 0 || r < 0) {
 		kill(J.child, SIGKILL);
 		r = waitpid(J.child, &st, 0);
@@ -982,13 +989,22 @@ int hx_buf(struct hx_run *r, const char *name, size_t bytes, size_t offset,
 	r->role[i] = role;
 	r->elem[i] = elem_size ? elem_size : 1;
 	if (role == HX_IN_EXACT) {
-		/* a plain allocation of exactly its bytes, as the lab asked: a
-		 * read past its end stays inside the driver's page (no fault
-		 * in an ordinary run) but outside the allocation, where
-		 * compute-sanitizer's memcheck (run staged: the student's
-		 * process's copy is an exact allocation too) sees it */
+		/* the data at the start of a block of its own (whole 2 MiB
+		 * units): cudaMalloc may carve a small allocation out of a
+		 * block it shares with others, and CUDA IPC then maps the whole
+		 * block into the student's process (the judge's other small
+		 * allocations with it) and may return the block's start rather
+		 * than the data's. A read past the data's end stays in the
+		 * block (no fault in an ordinary run, as the exact allocation
+		 * of one process gave); compute-sanitizer's memcheck sees it in
+		 * the staged runs, where the student's process's copy is a
+		 * cudaMalloc of exactly the data's bytes (alloc_bytes).
+		 * --in-process shares nothing and runs nothing staged: there
+		 * the allocation itself is exact, for memcheck */
 		unsigned char *p = NULL;
-		HX_CHECK(cudaMalloc((void **)&p, bytes ? bytes : 1));
+		size_t total = J.sock < 0 ? (bytes ? bytes : 1)
+					  : hx__alloc_total(bytes, 0);
+		HX_CHECK(cudaMalloc((void **)&p, total));
 		struct hx_buffer b = {name, p, p, bytes, 0, HX_GUARD_BYTE};
 		r->buf[i] = b;
 		r->alloc_bytes[i] = bytes;
