@@ -815,6 +815,11 @@ static uint32_t export_alloc(void *alloc, size_t bytes, size_t stage_off)
 	q.alloc_bytes = e->bytes;
 	q.stage_off = e->stage_off;
 	HX_CHECK(cudaIpcGetMemHandle(&q.handle, alloc));
+	/* the judge's writes so far (hx_buffer_new's guard memset, a lab's
+	 * fill or cudaMemset in its timing function) are finished before the
+	 * student's process reads the head below: two contexts are ordered
+	 * only by a full synchronisation of the one that wrote */
+	HX_CHECK(cudaDeviceSynchronize());
 	judge_send(&q, "sharing a buffer");
 	struct wire_reply r;
 	judge_recv(&r, sizeof(r), "sharing a buffer");
@@ -927,6 +932,11 @@ static void judge_call(struct hx_run *r, const struct hx_request *req,
 	}
 	q.seq = ++J.seq;
 	memset(out, 0, sizeof(*out));
+	/* whatever the judge wrote (inputs, poison, a perturbation) is done
+	 * before the other context runs the call; a timed call's caller has
+	 * just synchronised, outside the clock */
+	if (!(flags & WF_TIME))
+		HX_CHECK(cudaDeviceSynchronize());
 	if (J.sock < 0) { /* --in-process */
 		memset(&ls, 0, sizeof(ls));
 		serve_call(&q, &rep, &ls);
