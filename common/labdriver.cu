@@ -502,7 +502,21 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 	static struct wire_reply rep;
 	static struct wire_launches ls;
 	for (;;) {
-		ssize_t n = recv(sock, &q, sizeof(q), MSG_TRUNC);
+		/* the next request, polled without sleeping for half a second
+		 * first: between timed calls the judge's spot check, new inputs
+		 * and L2 flush take longer than between its empty calls, and a
+		 * core that slept longer wakes later, on the judge's clock
+		 * only (judge_recv_spin says the same of the judge) */
+		ssize_t n = -1;
+		errno = EAGAIN;
+		for (double until = hx__now_us() + 5e5;
+		     n < 0 && errno == EAGAIN && hx__now_us() < until;) {
+			n = recv(sock, &q, sizeof(q), MSG_TRUNC | MSG_DONTWAIT);
+			if (n < 0 && errno == EAGAIN)
+				sched_yield();
+		}
+		if (n < 0 && errno == EAGAIN)
+			n = recv(sock, &q, sizeof(q), MSG_TRUNC);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
