@@ -22,10 +22,11 @@ tail -3 "$LOG"
 say "1 saxpy references, two processes"
 run 240 python3 run.py test saxpy --src solutions/saxpy --plain
 
-say "2 the judge's clock (integrity) and NVML (gpu_state) of that run"
-python3 - >>"$LOG" 2>&1 <<'EOF'
-import json
-for line in open(".cudalab/runs/saxpy-last.jsonl"):
+clock_facts() { # the judge's clock and NVML of lab $1's last run
+	echo "--- clock and NVML of $1" >>"$LOG"
+	LAB=$1 python3 - >>"$LOG" 2>&1 <<'EOF'
+import json, os
+for line in open(".cudalab/runs/%s-last.jsonl" % os.environ["LAB"]):
     try:
         e = json.loads(line)
     except ValueError:
@@ -46,6 +47,10 @@ for line in open(".cudalab/runs/saxpy-last.jsonl"):
               "%.1f %% of copy" % (e.get("pct_of_copy") or 0),
               (e.get("summary") or "")[:200])
 EOF
+}
+
+say "2 the judge's clock (integrity) and NVML (gpu_state) of that run"
+clock_facts saxpy
 
 say "3 one step by hand: two processes vs --in-process (timed only)"
 exe=$(ls -t build/steps/saxpy/v5-*/step 2>/dev/null | head -1)
@@ -68,6 +73,8 @@ done
 say "5 reduction and transpose references (two processes)"
 run 150 python3 run.py test reduction --src solutions/reduction --plain
 run 120 python3 run.py test transpose --src solutions/transpose --plain
+clock_facts reduction # gap_us of longer, several-launch calls: about saxpy's?
+clock_facts transpose
 
 say "6 the other labs' references (two processes; prefetch v2-v7 run memcheck staged)"
 for lab in haxpy memtuning prefetch coalescing; do
