@@ -745,7 +745,7 @@ def explain(t, state):
              rc == 0 and events and events[0].get("mode") == "explain"
              and mine == ["explain", "accesses", "sass", "profile", "advice"]
              and prof.get("set") == "explain"
-             and prof.get("facts", {}).get("nc_loads") == 0
+             and prof.get("facts", {}).get("ptx_nc_loads") == 0
              and not prof.get("measured")
              and any(h.get("see") == "v5" for h in adv.get("hints", [])),
              "rc=%d %s\n%s" % (rc, kinds, e[-500:]))
@@ -1144,7 +1144,8 @@ def synthetic_bench_log(path, mode="bench"):
          "summary": "x"},
         {"event": "timing", "step": "vendor", "who": "vendor",
          "name": "cuBLAS cublasSaxpy", "median_us": 25.0, "gbps": 491.5,
-         "pct_of_copy": 49.15, "rounds_cv": 0.002},
+         "pct_of_copy": 49.15, "rounds_cv": 0.002,
+         "vs_steps": {"v1": 1.25}},  # the grader's (verdict.c)
         {"event": "run_end", "verdict": "fail"},
     ]
     with open(path, "w") as f:
@@ -1173,6 +1174,8 @@ def record_table(t):
                  and "Test GPU" in text and "abc123" in text
                  and "2026-11-22" in text
                  and "| vendor | cuBLAS cublasSaxpy | 25.0 |" in text
+                 and "Best step: v1 at 61.4% of copy bandwidth, 1.250× "
+                     "cuBLAS cublasSaxpy's bandwidth." in text
                  and "not measured: ncu not found" in text,
                  "rc=%d %s\n%s" % (rc, err, text))
         rc2, _, _ = hu.run(RUN + ["record", "saxpy", "--events", log,
