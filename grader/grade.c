@@ -483,7 +483,7 @@ static void iso_now(char *buf, size_t len)
 static void run_vendor(const struct grade_opts *o, const char *gpu_uuid,
 		       const struct lab_manifest *lab,
 		       const struct build_env *env, double copy_gbps,
-		       event_sink sink, void *arg)
+		       json_t *timings, event_sink sink, void *arg)
 {
 	char exe[4096], err[2048];
 	if (build_vendor(env, lab, exe, sizeof(exe), err, sizeof(err)) < 0) {
@@ -492,6 +492,7 @@ static void run_vendor(const struct grade_opts *o, const char *gpu_uuid,
 	}
 	struct step_outcome r;
 	outcome_init(&r, "vendor", copy_gbps, sink, arg);
+	r.run_timings = timings; /* its timing gets vs_steps */
 	struct child c = CHILD_INIT;
 	run_executable(o, NULL, gpu_uuid, exe, "vendor", NULL,
 		       lab->time_limit_s, &r, &c, 0);
@@ -777,6 +778,8 @@ struct grade_run {
 	/* steps */
 	int passed, failed, not_graded;
 	double first_median;
+	json_t *timings;       /* the steps' timings, for the vendor's
+				  vs_steps (step_outcome.run_timings) */
 };
 
 static void run_release(struct grade_run *run)
@@ -788,6 +791,7 @@ static void run_release(struct grade_run *run)
 	free(run->beyond);
 	free(run->sb);
 	json_decref(run->device);
+	json_decref(run->timings);
 	manifest_free(&run->lab);
 }
 
@@ -1232,6 +1236,7 @@ static void run_step(struct grade_run *run, size_t i)
 	emit(run->sink, run->arg, event_step_begin(s->id, s->title, s->file));
 	struct step_outcome r;
 	outcome_init(&r, s->id, run->copy_gbps, run->sink, run->arg);
+	r.run_timings = run->timings;
 	outcome_add_static(&r, b->resources, b->ptx);
 	struct child c = CHILD_INIT;
 	struct step_verdict v = {.summary = "", .end_facts = json_object()};
@@ -1254,7 +1259,7 @@ static void run_extras(struct grade_run *run)
 		return;
 	if (run->lab.vendor_source && !run->toolkit_lacks)
 		run_vendor(o, run->gpu_uuid, &run->lab, &run->env,
-			   run->copy_gbps, run->sink, run->arg);
+			   run->copy_gbps, run->timings, run->sink, run->arg);
 	if (run->lab.sweep_define)
 		run_sweep(o, run->sb, run->gpu_uuid, &run->env, &run->lab,
 			  run->builds, run->count, run->copy_gbps, run->sink,
@@ -1287,6 +1292,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	run.arg = arg;
 	run.err = err;
 	run.errlen = errlen;
+	run.timings = json_object();
 	int rc = run_open(&run);
 	if (rc == 0)
 		rc = run_device(&run);
