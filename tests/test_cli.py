@@ -1182,7 +1182,8 @@ def synthetic_bench_log(path, mode="bench"):
          "summary": "x"},
         {"event": "timing", "step": "vendor", "who": "vendor",
          "name": "cuBLAS cublasSaxpy", "median_us": 25.0, "gbps": 491.5,
-         "pct_of_copy": 49.15, "rounds_cv": 0.002},
+         "pct_of_copy": 49.15, "rounds_cv": 0.002,
+         "vs_steps": {"v1": 1.25}},  # the grader's (verdict.c)
         {"event": "run_end", "verdict": "fail"},
     ]
     with open(path, "w") as f:
@@ -1211,6 +1212,8 @@ def record_table(t):
                  and "Test GPU" in text and "abc123" in text
                  and "2026-11-22" in text
                  and "| vendor | cuBLAS cublasSaxpy | 25.0 |" in text
+                 and "Best step: v1 at 61.4% of copy bandwidth, 1.250× "
+                     "cuBLAS cublasSaxpy's bandwidth." in text
                  and "not measured: ncu not found" in text,
                  "rc=%d %s\n%s" % (rc, err, text))
         rc2, _, _ = hu.run(RUN + ["record", "saxpy", "--events", log,
