@@ -25,24 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness_util as hu  # noqa: E402
 import test_gpu as g  # noqa: E402
 
-PARTS = {
-    "coalescing": lambda t: (g.coalescing(t), g.fixtures(t, "coalescing")),
-    "saxpy": g.saxpy,
-    "haxpy": lambda t: (g.haxpy(t), g.fixtures(t, "haxpy")),
-    "transpose": lambda t: (g.transpose(t), g.fixtures(t, "transpose")),
-    "reduction": lambda t: (g.reduction(t), g.fixtures(t, "reduction")),
-    "prefetch": lambda t: (g.prefetch(t), g.fixtures(t, "prefetch")),
-    "memtuning": lambda t: (g.memtuning(t), g.fixtures(t, "memtuning")),
-    "explain": lambda t: (g.explain_counters(t), g.explain_names_next_fix(t),
-                          g.explain_starters(t), g.explain_roofline(t)),
-    "sizes": g.timed_sizes,
-    "shared_saxpy": lambda t: g.concurrent_students(t, "saxpy"),
-    "shared_transpose": lambda t: g.concurrent_students(t, "transpose"),
-    "sandbox": lambda t: (g.sandbox_gpu(t), g.hidden_sizes_by_file(t)),
-    "class": g.graded_class,
-    "newcomer": g.newcomer_on_gpu,
-    "server": g.server_burst,
-}
+PARTS = {part: suite for part, _, suite in g.PARTS}  # test_gpu.py owns them
 
 
 def main(argv):

@@ -1329,6 +1329,26 @@ def dashboard_bad_input(t):
              "screen", rc == 0 and "PASS: 5 passed" in out, out + err)
 
 
+def gpu_parts_bad_input(t):
+    """tests/gpu_parts.py (the GPU suite a part at a time) lists the parts
+    of test_gpu.PARTS and refuses a part it does not know, naming it,
+    before anything runs."""
+    tool = [sys.executable, os.path.join(hu.ROOT, "tests", "gpu_parts.py")]
+    rc, o, e = hu.run(tool + ["--list"])
+    t.record("cli: gpu_parts --list names the GPU suite's parts",
+             rc == 0 and o.split()[:2] == ["coalescing", "saxpy"]
+             and "server" in o.split(), o + e)
+    with hu.Scratch() as s:
+        out = os.path.join(s.path, "logs")
+        rc, o, e = hu.run(tool + [out, "saxpy", "saxpi"])
+        t.record("cli: gpu_parts with an unknown part: exit 2, names it, "
+                 "runs nothing", rc == 2 and "unknown: saxpi" in e
+                 and not os.path.exists(out), "rc=%d %s" % (rc, o + e))
+        rc, o, e = hu.run(tool + [out])
+        t.record("cli: gpu_parts with no part: exit 2, says what to give",
+                 rc == 2 and "name the parts" in e, "rc=%d %s" % (rc, o + e))
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
@@ -1359,5 +1379,6 @@ def run(t):
         setup_messages(t)
         record_table(t)
         dashboard_bad_input(t)
+        gpu_parts_bad_input(t)
     finally:
         shutil.rmtree(state, ignore_errors=True)
