@@ -90,6 +90,10 @@
  *             rounds?:[median_us...] rounds_cv?  (a lab timing several
  *             variants, e.g. "offset 3", sends one each; the first is the
  *             step's figure)
+ *             vs_steps?:{step: ratio} (who "vendor" only: each step of
+ *             the run timed at the same variant, its first such timing's
+ *             GB/s over the vendor's; the grader's, verdict.c, which the
+ *             reporters and `run.py record` print as they are)
  *  profile    step tool("ncu") measured(bool) reason? warp_instructions?
  *             kernels? inst_per_element? bank_conflicts?
  *             bank_conflicts_per_element?   (bench: hardware counters)

@@ -255,6 +255,53 @@ static void run_on_gpus(struct pool *p, char gpus[][32], int ngpus)
 	free(run_gpus);
 }
 
+/* The pool's jobs: every (student, lab) of the intake that falls in this
+ * shard, each with its results folder made; skip when already graded and
+ * not --fresh. -1 with err when a folder cannot be made. */
+static int pool_jobs(struct pool *p, json_t *intake, char *err, size_t errlen)
+{
+	const struct batch_opts *o = p->o;
+	json_t *students = json_object_get(intake, "students");
+	size_t cap = 0;
+	size_t i;
+	json_t *st;
+	json_array_foreach(students, i, st)
+		cap += json_object_size(json_object_get(st, "labs"));
+	p->jobs = calloc(cap + 1, sizeof(*p->jobs));
+	if (!p->jobs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	size_t index = 0;
+	json_array_foreach(students, i, st) {
+		const char *sid = json_string_value(json_object_get(st, "student"));
+		const char *lab;
+		json_t *info;
+		json_object_foreach(json_object_get(st, "labs"), lab, info) {
+			(void)info;
+			if (!sid || (int)(index++ % (size_t)o->nshards) != o->shard)
+				continue;
+			struct job *j = &p->jobs[p->njobs++];
+			j->student = sid;
+			j->lab = lab;
+			snprintf(j->src, sizeof(j->src), "%s/work/%s/%s",
+				 o->out_dir, sid, lab);
+			snprintf(j->out, sizeof(j->out), "%s/results/%s/%s.jsonl",
+				 o->out_dir, sid, lab);
+			char dir[PATH_MAX];
+			snprintf(dir, sizeof(dir), "%s/results/%s", o->out_dir, sid);
+			if (mkdirs(dir) < 0) {
+				snprintf(err, errlen, "cannot create %s: %s", dir,
+					 strerror(errno));
+				return -1;
+			}
+			j->skip = !o->fresh && access(j->out, F_OK) == 0;
+			p->todo += !j->skip;
+		}
+	}
+	return 0;
+}
+
 int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -273,43 +320,14 @@ int batch_grade(const struct batch_opts *o, char *err, size_t errlen)
 	json_t *shard = json_pack("{s:i, s:i, s:b}", "shard", o->shard,
 				  "shards", o->nshards, "finished", 0);
 	json_dump_file(shard, shard_path, 0);
-	json_t *students = json_object_get(intake, "students");
-	size_t cap = 0;
-	size_t i;
-	json_t *st;
-	json_array_foreach(students, i, st)
-		cap += json_object_size(json_object_get(st, "labs"));
 	struct pool p = {.o = o};
-	p.jobs = calloc(cap + 1, sizeof(*p.jobs));
 	pthread_mutex_init(&p.lock, NULL);
-	size_t index = 0;
-	json_array_foreach(students, i, st) {
-		const char *sid = json_string_value(json_object_get(st, "student"));
-		const char *lab;
-		json_t *info;
-		json_object_foreach(json_object_get(st, "labs"), lab, info) {
-			(void)info;
-			if (!sid || (int)(index++ % (size_t)o->nshards) != o->shard)
-				continue;
-			struct job *j = &p.jobs[p.njobs++];
-			j->student = sid;
-			j->lab = lab;
-			snprintf(j->src, sizeof(j->src), "%s/work/%s/%s",
-				 o->out_dir, sid, lab);
-			snprintf(j->out, sizeof(j->out), "%s/results/%s/%s.jsonl",
-				 o->out_dir, sid, lab);
-			char dir[PATH_MAX];
-			snprintf(dir, sizeof(dir), "%s/results/%s", o->out_dir, sid);
-			if (mkdirs(dir) < 0) {
-				snprintf(err, errlen, "cannot create %s: %s", dir,
-					 strerror(errno));
-				free(p.jobs);
-				json_decref(intake);
-				return -1;
-			}
-			j->skip = !o->fresh && access(j->out, F_OK) == 0;
-			p.todo += !j->skip;
-		}
+	if (pool_jobs(&p, intake, err, errlen) < 0) {
+		free(p.jobs);
+		pthread_mutex_destroy(&p.lock);
+		json_decref(shard);
+		json_decref(intake);
+		return -1;
 	}
 
 	char gpus[16][32];

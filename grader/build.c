@@ -849,8 +849,7 @@ struct compile_job {
 	char tmp[PATH_MAX + 16]; /* "" when no compile was started */
 	char log[PATH_MAX * 2];
 	char obj[PATH_MAX * 2];
-	const char *argv[24];
-	char dflag[80];
+	struct strvec argv; /* nvcc's command line, until batch_close */
 };
 
 struct compile_batch {
@@ -870,8 +869,7 @@ struct compile_batch {
 	char common_dir[PATH_MAX];
 	char headers[16][PATH_MAX];
 	int nheaders;
-	char env_store[3][PATH_MAX];
-	const char *compile_env[8];
+	struct strvec compile_env; /* a boxed compile's whole environment */
 	struct compile_job *jobs; /* n of them */
 	size_t running, next_wait;
 	int finished;
@@ -897,19 +895,15 @@ static void batch_box_view(struct compile_batch *cb)
 	}
 	if (ld)
 		closedir(ld);
-	int ne = 0;
 	static const char *const pass[] = {"PATH", "LD_LIBRARY_PATH", NULL};
 	for (const char *const *v = pass; *v; v++)
 		if (getenv(*v)) {
-			real_path_list(*v, getenv(*v), cb->env_store[ne],
-				       PATH_MAX);
-			cb->compile_env[ne] = cb->env_store[ne];
-			ne++;
+			char real[PATH_MAX];
+			real_path_list(*v, getenv(*v), real, sizeof(real));
+			strvec_push(&cb->compile_env, real);
 		}
-	cb->compile_env[ne++] = "HOME=/tmp";
-	cb->compile_env[ne++] = "TMPDIR=/tmp";
-	cb->compile_env[ne++] = "LC_ALL=C";
-	cb->compile_env[ne] = NULL;
+	strvec_pushl(&cb->compile_env, "HOME=/tmp", "TMPDIR=/tmp", "LC_ALL=C",
+		     NULL);
 }
 
 /* Phase open: -1 with err when the harness or the runtime does not
@@ -945,8 +939,10 @@ static int batch_open(struct compile_batch *cb)
 		snprintf(cb->err, cb->errlen, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < cb->n; i++)
+	for (size_t i = 0; i < cb->n; i++) {
 		cb->jobs[i].kid = (struct child)CHILD_INIT;
+		cb->jobs[i].argv = (struct strvec)STRVEC_INIT;
+	}
 	return 0;
 }
 
@@ -972,28 +968,12 @@ static void compile_argv(struct compile_batch *cb, size_t i)
 {
 	struct compile_job *j = &cb->jobs[i];
 	const struct step_build *b = &cb->steps[i];
-	const char **a = j->argv;
-	int k = 0;
-	a[k++] = cb->env->nvcc;
-	a[k++] = cb->fl.arch;
-	a[k++] = CXX_STD;
-	a[k++] = "-O3";
-	a[k++] = "-lineinfo";
-	a[k++] = cb->inc_student;
-	a[k++] = cb->fl.inc_lab;
-	snprintf(j->dflag, sizeof(j->dflag), "-D%s", b->define);
+	strvec_pushl(&j->argv, cb->env->nvcc, cb->fl.arch, CXX_STD, "-O3",
+		     "-lineinfo", cb->inc_student, cb->fl.inc_lab, NULL);
 	if (b->define[0])
-		a[k++] = j->dflag;
-	a[k++] = "-Xptxas";
-	a[k++] = "-v";
-	a[k++] = "--keep";
-	a[k++] = "--keep-dir";
-	a[k++] = j->tmp;
-	a[k++] = "-c";
-	a[k++] = b->source;
-	a[k++] = "-o";
-	a[k++] = j->obj;
-	a[k] = NULL;
+		strvec_pushf(&j->argv, "-D%s", b->define);
+	strvec_pushl(&j->argv, "-Xptxas", "-v", "--keep", "--keep-dir", j->tmp,
+		     "-c", b->source, "-o", j->obj, NULL);
 }
 
 /* Wait for the oldest running compile to end. */
@@ -1014,13 +994,13 @@ static void compile_start(struct compile_batch *cb, size_t i)
 	const struct build_env *env = cb->env;
 	struct compile_job *j = &cb->jobs[i];
 	compile_argv(cb, i);
-	j->kid.argv = j->argv;
+	j->kid.argv = strvec_argv(&j->argv);
 	j->kid.dir = env->root;
 	j->kid.out_path = j->log;
 	j->kid.wall_limit_s = env->compile_limit_s;
 	j->kid.file_limit_bytes = 64L << 20;
 	if (env->sb)
-		j->kid.env = cb->compile_env;
+		j->kid.env = strvec_argv(&cb->compile_env);
 	/* keep at most `jobs` compilers running */
 	while (cb->running >= (size_t)sandbox_compile_jobs(env->jobs))
 		batch_wait_one(cb, i);
@@ -1038,7 +1018,8 @@ static void compile_start(struct compile_batch *cb, size_t i)
 		    chown(j->tmp, SANDBOX_UID, SANDBOX_UID) < 0)
 			strbuf_addf(&cb->steps[i].log, "cannot hand %s to the "
 				    "sandbox: %s\n", j->tmp, strerror(errno));
-		j->kid.argv = sandbox_argv(env->sb, &box, NULL, j->argv);
+		j->kid.argv = sandbox_argv(env->sb, &box, NULL,
+					   strvec_argv(&j->argv));
 	}
 	if (child_start(&j->kid) < 0)
 		strbuf_addf(&cb->steps[i].log, "%s\n", j->kid.error);
@@ -1222,7 +1203,7 @@ static void batch_link(struct compile_batch *cb, size_t i)
 		add_diagnostic(b, "the compiler failed; see its output");
 	b->resources = j->kid.exited && j->kid.exit_code == 0
 			       ? ptxas_resources(env, &cb->fl, j->tmp, b->source,
-						 cb->compile_env)
+						 strvec_argv(&cb->compile_env))
 			       : json_array();
 	if (!b->resources) {
 		static const char why[] =
@@ -1263,8 +1244,10 @@ static void batch_close(struct compile_batch *cb)
 		if (j->tmp[0])
 			remove_tree(j->tmp);
 		child_release(&j->kid);
+		strvec_clear(&j->argv);
 	}
 	harness_names_release(&cb->names);
+	strvec_clear(&cb->compile_env);
 	free(cb->jobs);
 }
 

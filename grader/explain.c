@@ -421,130 +421,179 @@ static json_t *step_status(json_t *events, json_t *step, const char *source,
 	return ev;
 }
 
+/* One explain run: what its steps share, from the build's events. */
+struct explain_run {
+	const struct grade_opts *o;
+	const struct explain_opts *e;
+	struct passthrough *pt;
+	json_t *events;             /* the build's events, kept */
+	struct lab_manifest lab;
+	json_t *device;             /* the "device" event */
+	int gpu;                    /* a CUDA device answered */
+	double copy_gbps;           /* its measured copy bandwidth */
+	struct sandbox *sb;         /* ncu's box, or NULL: none */
+	char box_parent[PATH_MAX];  /* where the box's folders go */
+	struct roofline rl;
+};
+
+/* The box ncu runs the student's program in, as the build did (grade_lab's
+ * "sandbox" event says whether one started here): NULL when none, or
+ * when the counters are not read at all. */
+static struct sandbox *explain_box(const struct explain_run *x)
+{
+	json_t *sbev = find(x->events, "sandbox", NULL);
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof(probe), "%s/devprobe", x->o->build_dir);
+	struct sandbox *sb = NULL;
+	if (!x->gpu || x->e->no_counters ||
+	    !json_is_true(json_object_get(sbev, "on")) ||
+	    !(sb = calloc(1, sizeof(*sb))))
+		return NULL;
+	const char *pargv[] = {probe, NULL};
+	if (!sandbox_probe(sb, pargv, "\"available\":true")) {
+		free(sb);
+		return NULL;
+	}
+	if (!realpath(x->o->root, sb->hide))
+		sb->hide[0] = 0;
+	return sb;
+}
+
+/* The roofline's frame: the device's name and its measured copy. */
+static void roofline_frame(struct explain_run *x)
+{
+	struct roofline *rl = &x->rl;
+	*rl = (struct roofline){.npeaks = 0};
+	snprintf(rl->title, sizeof(rl->title), "%s on %s", x->lab.name,
+		 event_str(x->device, "name"));
+	snprintf(rl->bandwidth_label, sizeof(rl->bandwidth_label),
+		 "measured copy");
+	rl->bandwidth = x->copy_gbps * 1e9;
+}
+
+/* Step id's point on the roofline (placed: counter_facts' answer), and
+ * the FP32/FP64 peaks from the first step whose counters have them. */
+static void roofline_place(struct roofline *rl, const char *id, int placed,
+			   struct roofline_point pt,
+			   const struct profile_result *pr)
+{
+	if (!placed || rl->bandwidth <= 0 || rl->npoints >= ROOFLINE_MAX_POINTS)
+		return;
+	snprintf(pt.label, sizeof(pt.label), "%s", id);
+	pt.peak = placed - 1;
+	rl->point[rl->npoints++] = pt;
+	if (!rl->npeaks && pr->have[PM_PEAK_FFMA] && pr->have[PM_PEAK_DFMA] &&
+	    pr->have[PM_SM_HZ]) {
+		double hz = pr->value[PM_SM_HZ];
+		rl->peak[0] = 2 * pr->value[PM_PEAK_FFMA] * hz;
+		rl->peak[1] = 2 * pr->value[PM_PEAK_DFMA] * hz;
+		snprintf(rl->peak_label[0], sizeof(rl->peak_label[0]),
+			 "FP32 FMA peak");
+		snprintf(rl->peak_label[1], sizeof(rl->peak_label[1]),
+			 "FP64 FMA peak");
+		rl->npeaks = 2;
+	}
+}
+
+/* Read step id's counters under ncu, or say in pr->reason why not. */
+static void explain_profile(const struct explain_run *x, const char *id,
+			    struct profile_result *pr)
+{
+	if (x->e->no_counters) {
+		snprintf(pr->reason, sizeof(pr->reason), "--no-counters");
+	} else if (!x->gpu) {
+		snprintf(pr->reason, sizeof(pr->reason), "no CUDA device (%s)",
+			 event_str(x->device, "reason"));
+	} else {
+		json_t *compile = find(x->events, "compile", id);
+		profile_step(x->sb, x->box_parent, event_str(compile, "exe"),
+			     x->o->time_limit_s > 0 ? x->o->time_limit_s : 120,
+			     PROFILE_EXPLAIN,
+			     json_string_value(json_object_get(x->device,
+							       "uuid")),
+			     pr);
+	}
+}
+
+/* One step's explanation: its status, then (when it built) its memory,
+ * SASS, profile and advice events. Returns whether it was rejected or
+ * did not compile. */
+static int explain_step(struct explain_run *x, json_t *step,
+			const char *src_dir)
+{
+	const char *id = event_str(step, "id");
+	char source[4096];
+	snprintf(source, sizeof(source), "%s/%s", src_dir,
+		 event_str(step, "file"));
+	json_t *status = step_status(x->events, step, source, x->lab.name);
+	const char *st = event_str(status, "status");
+	int explained = !strcmp(st, "explained");
+	int failed = !strcmp(st, "rejected") || !strcmp(st, "compile_error");
+	json_incref(status);
+	send(x->pt, status);
+	json_decref(status);
+	if (!explained)
+		return failed;
+	json_t *facts = json_object();
+	json_t *res = find(x->events, "resources", id);
+	json_t *ptx = find(x->events, "ptx", id);
+	if (res)
+		compiler_facts(res, facts);
+	if (ptx) {
+		send(x->pt, memory_event(id, ptx, source, facts));
+		send(x->pt, sass_event(id, event_str(ptx, "cubin_file")));
+	}
+	struct profile_result pr = {.measured = 0};
+	explain_profile(x, id, &pr);
+	json_t *prof = profile_event(id, &pr);
+	struct roofline_point pt = {.flops_per_byte = 0};
+	int placed = 0;
+	if (pr.measured)
+		placed = counter_facts(&pr, x->copy_gbps, facts, prof, &pt);
+	json_object_set(prof, "facts", facts);
+	send(x->pt, prof);
+	roofline_place(&x->rl, id, placed, pt, &pr);
+	send(x->pt, advice_event(id, &x->lab, facts));
+	json_decref(facts);
+	return failed;
+}
+
 int explain_lab(const struct grade_opts *o, const struct explain_opts *e,
 		event_sink sink, void *arg, char *err, size_t errlen)
 {
 	struct grade_opts b = *o;
 	b.build_only = 1;
 	struct passthrough pt_sink = {sink, arg, json_array(), NULL};
-	json_t *events = pt_sink.events;
+	struct explain_run x = {.o = o, .e = e, .pt = &pt_sink,
+				.events = pt_sink.events};
 	int rc = grade_lab(&b, pass_on, &pt_sink, err, errlen);
+	char lab_dir[4096];
+	snprintf(lab_dir, sizeof(lab_dir), "%s/labs/%s", o->root, o->lab);
+	if (rc >= 0 && manifest_load(lab_dir, &x.lab, err, errlen) < 0)
+		rc = -1;
 	if (rc < 0) {
-		json_decref(events);
+		json_decref(x.events);
 		json_decref(pt_sink.run_end);
 		return rc;
 	}
-	char lab_dir[4096];
-	snprintf(lab_dir, sizeof(lab_dir), "%s/labs/%s", o->root, o->lab);
-	struct lab_manifest lab;
-	if (manifest_load(lab_dir, &lab, err, errlen) < 0) {
-		json_decref(events);
-		json_decref(pt_sink.run_end);
-		return -1;
-	}
-	json_t *begin = find(events, "run_begin", NULL);
-	json_t *device = find(events, "device", NULL);
-	int gpu = json_is_true(json_object_get(device, "available"));
-	double copy_gbps = json_number_value(json_object_get(device, "copy_gbps"));
-	const char *src_dir = event_str(begin, "source");
-	struct roofline rl = {.npeaks = 0};
-	snprintf(rl.title, sizeof(rl.title), "%s on %s", lab.name,
-		 event_str(device, "name"));
-	snprintf(rl.bandwidth_label, sizeof(rl.bandwidth_label),
-		 "measured copy");
-	rl.bandwidth = copy_gbps * 1e9;
-	/* ncu runs the student's program: in a box, as the build did
-	 * (grade_lab's "sandbox" event says whether one started here) */
-	struct sandbox *sb = NULL;
-	json_t *sbev = find(events, "sandbox", NULL);
-	char box_parent[PATH_MAX], probe[PATH_MAX];
-	snprintf(box_parent, sizeof(box_parent), "%s/box", o->build_dir);
-	snprintf(probe, sizeof(probe), "%s/devprobe", o->build_dir);
-	if (gpu && !e->no_counters &&
-	    json_is_true(json_object_get(sbev, "on")) &&
-	    (sb = calloc(1, sizeof(*sb)))) {
-		const char *pargv[] = {probe, NULL};
-		if (!sandbox_probe(sb, pargv, "\"available\":true")) {
-			free(sb);
-			sb = NULL;
-		} else if (!realpath(o->root, sb->hide)) {
-			sb->hide[0] = 0;
-		}
-	}
+	json_t *begin = find(x.events, "run_begin", NULL);
+	x.device = find(x.events, "device", NULL);
+	x.gpu = json_is_true(json_object_get(x.device, "available"));
+	x.copy_gbps = json_number_value(json_object_get(x.device, "copy_gbps"));
+	roofline_frame(&x);
+	snprintf(x.box_parent, sizeof(x.box_parent), "%s/box", o->build_dir);
+	x.sb = explain_box(&x);
 	int failed = 0;
 	size_t i;
 	json_t *step;
-	json_array_foreach(json_object_get(begin, "steps"), i, step) {
-		const char *id = event_str(step, "id");
-		char source[4096];
-		snprintf(source, sizeof(source), "%s/%s", src_dir,
-			 event_str(step, "file"));
-		json_t *status = step_status(events, step, source, lab.name);
-		const char *st = event_str(status, "status");
-		int explained = !strcmp(st, "explained");
-		failed |= !strcmp(st, "rejected") || !strcmp(st, "compile_error");
-		json_incref(status);
-		send(&pt_sink, status);
-		json_decref(status);
-		if (!explained)
-			continue;
-		json_t *compile = find(events, "compile", id);
-		json_t *facts = json_object();
-		json_t *res = find(events, "resources", id);
-		json_t *ptx = find(events, "ptx", id);
-		if (res)
-			compiler_facts(res, facts);
-		if (ptx) {
-			send(&pt_sink, memory_event(id, ptx, source, facts));
-			send(&pt_sink, sass_event(id, event_str(ptx, "cubin_file")));
-		}
-		struct profile_result pr = {.measured = 0};
-		if (e->no_counters) {
-			snprintf(pr.reason, sizeof(pr.reason), "--no-counters");
-		} else if (!gpu) {
-			snprintf(pr.reason, sizeof(pr.reason),
-				 "no CUDA device (%s)", event_str(device, "reason"));
-		} else {
-			profile_step(sb, box_parent, event_str(compile, "exe"),
-				     o->time_limit_s > 0 ? o->time_limit_s : 120,
-				     PROFILE_EXPLAIN,
-				     json_string_value(json_object_get(device,
-								       "uuid")),
-				     &pr);
-		}
-		json_t *prof = profile_event(id, &pr);
-		struct roofline_point pt = {.flops_per_byte = 0};
-		int placed = 0;
-		if (pr.measured)
-			placed = counter_facts(&pr, copy_gbps, facts, prof, &pt);
-		json_object_set(prof, "facts", facts);
-		send(&pt_sink, prof);
-		if (placed && rl.bandwidth > 0 &&
-		    rl.npoints < ROOFLINE_MAX_POINTS) {
-			snprintf(pt.label, sizeof(pt.label), "%s", id);
-			pt.peak = placed - 1;
-			rl.point[rl.npoints++] = pt;
-			if (!rl.npeaks && pr.have[PM_PEAK_FFMA] &&
-			    pr.have[PM_PEAK_DFMA] && pr.have[PM_SM_HZ]) {
-				double hz = pr.value[PM_SM_HZ];
-				rl.peak[0] = 2 * pr.value[PM_PEAK_FFMA] * hz;
-				rl.peak[1] = 2 * pr.value[PM_PEAK_DFMA] * hz;
-				snprintf(rl.peak_label[0], sizeof(rl.peak_label[0]),
-					 "FP32 FMA peak");
-				snprintf(rl.peak_label[1], sizeof(rl.peak_label[1]),
-					 "FP64 FMA peak");
-				rl.npeaks = 2;
-			}
-		}
-		send(&pt_sink, advice_event(id, &lab, facts));
-		json_decref(facts);
-	}
-	send(&pt_sink, roofline_event(e, &rl, gpu));
+	json_array_foreach(json_object_get(begin, "steps"), i, step)
+		failed |= explain_step(&x, step, event_str(begin, "source"));
+	send(&pt_sink, roofline_event(e, &x.rl, x.gpu));
 	if (pt_sink.run_end)
 		sink(arg, pt_sink.run_end);
 	json_decref(pt_sink.run_end);
-	free(sb);
-	manifest_free(&lab);
-	json_decref(events);
+	free(x.sb);
+	manifest_free(&x.lab);
+	json_decref(x.events);
 	return failed;
 }

@@ -11,6 +11,7 @@
 #include "runner.h"
 #include "gpulock.h"
 #include "sandbox.h"
+#include "strvec.h"
 #include "verdict.h"
 
 #include <ctype.h>
@@ -108,26 +109,20 @@ static void sanitize(struct sandbox *sb, const char *box_parent,
 }
 
 /* The environment a step runs in: only what CUDA and the loader need. */
-static const char *const *step_environment(char store[][512], size_t max)
+static const char *const *step_environment(struct strvec *env)
 {
 	static const char *const keep[] = {
 		"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
 		"NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
 		"CUDA_DEVICE_ORDER", NULL};
-	static const char *env[16];
-	size_t k = 0;
-	for (const char *const *name = keep; *name && k + 2 < max; name++) {
+	for (const char *const *name = keep; *name; name++) {
 		const char *v = getenv(*name);
-		if (!v)
-			continue;
-		snprintf(store[k], 512, "%s=%s", *name, v);
-		env[k] = store[k];
-		k++;
+		if (v)
+			strvec_pushf(env, "%s=%s", *name, v);
 	}
-	env[k++] = "HOME=/tmp";
-	env[k++] = "TMPDIR=/tmp"; /* the box's own (sandbox.h) */
-	env[k] = NULL;
-	return env;
+	strvec_pushl(env, "HOME=/tmp",
+		     "TMPDIR=/tmp", /* the box's own (sandbox.h) */ NULL);
+	return strvec_argv(env);
 }
 
 /*
@@ -195,36 +190,21 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 /* timed_only: 0 the whole run; 1 a sweep point (timed case, short plan);
  * 2 a close call measured again (timed case, the bench plan) */
 {
-	char step_arg[128];
-	snprintf(step_arg, sizeof(step_arg), "%s", step_id);
-	const char *argv[48];
-	int k = 0;
-	argv[k++] = exe;
-	argv[k++] = "--result-fd";
-	argv[k++] = "3";
-	argv[k++] = "--step";
-	argv[k++] = step_arg;
+	struct strvec argv = STRVEC_INIT, env = STRVEC_INIT;
+	strvec_pushl(&argv, exe, "--result-fd", "3", "--step", step_id, NULL);
 	/* The GPU lock (common/gpulock.h): a fresh open for each child, at
 	 * fd 4, as the sandbox has no path to the lock folder. */
 	int lock_fd = device_lock_pass(c, gpu_uuid);
-	if (lock_fd >= 0) {
-		argv[k++] = "--gpu-lock-fd";
-		argv[k++] = DEVICE_LOCK_FD_ARG;
-	}
-	if (o->seed) {
-		argv[k++] = "--seed";
-		argv[k++] = o->seed;
-	}
-	if (timed_only == 1) { /* one point of a sweep: a shorter timing plan */
-		argv[k++] = "--timed-only";
-		argv[k++] = "--reps";
-		argv[k++] = "15";
-	} else if (timed_only == 2) { /* measuring a close call again */
-		argv[k++] = "--timed-only";
-		argv[k++] = "--bench";
-	}
+	if (lock_fd >= 0)
+		strvec_pushl(&argv, "--gpu-lock-fd", DEVICE_LOCK_FD_ARG, NULL);
+	if (o->seed)
+		strvec_pushl(&argv, "--seed", o->seed, NULL);
+	if (timed_only == 1) /* one point of a sweep: a shorter timing plan */
+		strvec_pushl(&argv, "--timed-only", "--reps", "15", NULL);
+	else if (timed_only == 2) /* measuring a close call again */
+		strvec_pushl(&argv, "--timed-only", "--bench", NULL);
 	else if (o->bench)
-		argv[k++] = "--bench";
+		strvec_push(&argv, "--bench");
 	/* The judge runs the launcher in a process of its own (common/
 	 * harness.h). CUDALAB_JUDGE=in-process in the grader's environment
 	 * is the fallback to the old single process, for a machine where the
@@ -233,7 +213,7 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	 * but that variable turns it on. */
 	const char *judge = getenv("CUDALAB_JUDGE");
 	if (judge && !strcmp(judge, "in-process"))
-		argv[k++] = "--in-process";
+		strvec_push(&argv, "--in-process");
 	/* The step's own folder: its working directory in the box (the only
 	 * place it may write), and where the hidden sizes wait for the
 	 * harness (never on the command line, which `ps` shows to anyone). */
@@ -248,7 +228,7 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 			r->error = event_error(NULL, "harness",
 					       "cannot create the step's folder "
 					       "under build/box");
-		return;
+		goto out;
 	}
 	if (extra_sizes && *extra_sizes && !timed_only) {
 		snprintf(sizes, sizeof(sizes), "%s/extra-sizes", scratch);
@@ -264,21 +244,19 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 					NULL, "harness",
 					"cannot hand the hidden sizes to the step");
 			sandbox_remove(scratch);
-			return;
+			goto out;
 		}
-		argv[k++] = "--extra-size-file";
-		argv[k++] = sizes;
+		strvec_pushl(&argv, "--extra-size-file", sizes, NULL);
 	}
-	argv[k] = NULL;
-	char store[16][512];
 	struct box box;
 	box_for_run(&box);
 	box_ro(&box, exe);
 	box.rw = scratch;
 	box.keep_fd = 3;
 	box.lock_fd = lock_fd >= 0 ? 4 : -1;
-	c->argv = boxed ? sandbox_argv(sb, &box, NULL, argv) : argv;
-	c->env = step_environment(store, 16);
+	c->argv = boxed ? sandbox_argv(sb, &box, NULL, strvec_argv(&argv))
+		      : strvec_argv(&argv);
+	c->env = step_environment(&env);
 	c->result_fd = 3;
 	c->on_result = outcome_feed;
 	c->on_result_arg = r;
@@ -291,10 +269,15 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	c->out_limit = STEP_OUTPUT_LIMIT;
 	if (child_run(c) < 0 && !r->error)
 		r->error = event_error(NULL, "harness", c->error);
-	if (lock_fd >= 0)
-		close(lock_fd);
 	outcome_feed(r, "\n", 1); /* a last line without newline */
 	sandbox_remove(scratch);
+out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	c->argv = NULL; /* the vectors end here */
+	c->env = NULL;
+	strvec_clear(&argv);
+	strvec_clear(&env);
 }
 
 static void discard_event(void *arg, json_t *ev)
@@ -509,7 +492,7 @@ static void iso_now(char *buf, size_t len)
 static void run_vendor(const struct grade_opts *o, const char *gpu_uuid,
 		       const struct lab_manifest *lab,
 		       const struct build_env *env, double copy_gbps,
-		       event_sink sink, void *arg)
+		       json_t *timings, event_sink sink, void *arg)
 {
 	char exe[4096], err[2048];
 	if (build_vendor(env, lab, exe, sizeof(exe), err, sizeof(err)) < 0) {
@@ -518,6 +501,7 @@ static void run_vendor(const struct grade_opts *o, const char *gpu_uuid,
 	}
 	struct step_outcome r;
 	outcome_init(&r, "vendor", copy_gbps, sink, arg);
+	r.run_timings = timings; /* its timing gets vs_steps */
 	struct child c = CHILD_INIT;
 	run_executable(o, NULL, gpu_uuid, exe, "vendor", NULL,
 		       lab->time_limit_s, &r, &c, 0);
@@ -803,6 +787,8 @@ struct grade_run {
 	/* steps */
 	int passed, failed, not_graded;
 	double first_median;
+	json_t *timings;       /* the steps' timings, for the vendor's
+				  vs_steps (step_outcome.run_timings) */
 };
 
 static void run_release(struct grade_run *run)
@@ -814,6 +800,7 @@ static void run_release(struct grade_run *run)
 	free(run->beyond);
 	free(run->sb);
 	json_decref(run->device);
+	json_decref(run->timings);
 	manifest_free(&run->lab);
 }
 
@@ -1258,6 +1245,7 @@ static void run_step(struct grade_run *run, size_t i)
 	emit(run->sink, run->arg, event_step_begin(s->id, s->title, s->file));
 	struct step_outcome r;
 	outcome_init(&r, s->id, run->copy_gbps, run->sink, run->arg);
+	r.run_timings = run->timings;
 	outcome_add_static(&r, b->resources, b->ptx);
 	struct child c = CHILD_INIT;
 	struct step_verdict v = {.summary = "", .end_facts = json_object()};
@@ -1280,7 +1268,7 @@ static void run_extras(struct grade_run *run)
 		return;
 	if (run->lab.vendor_source && !run->toolkit_lacks)
 		run_vendor(o, run->gpu_uuid, &run->lab, &run->env,
-			   run->copy_gbps, run->sink, run->arg);
+			   run->copy_gbps, run->timings, run->sink, run->arg);
 	if (run->lab.sweep_define)
 		run_sweep(o, run->sb, run->gpu_uuid, &run->env, &run->lab,
 			  run->builds, run->count, run->copy_gbps, run->sink,
@@ -1313,6 +1301,7 @@ int grade_lab(const struct grade_opts *o, event_sink sink, void *arg,
 	run.arg = arg;
 	run.err = err;
 	run.errlen = errlen;
+	run.timings = json_object();
 	int rc = run_open(&run);
 	if (rc == 0)
 		rc = run_device(&run);

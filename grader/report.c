@@ -23,7 +23,6 @@ void report_init(struct report *r, FILE *out, int color, int verbose)
 	r->color = color;
 	r->verbose = verbose;
 	r->log = json_array();
-	r->timings = json_object();
 	r->details = json_array();
 	r->sweeps = json_array();
 	r->waited_shown = -1;
@@ -35,7 +34,6 @@ void report_release(struct report *r)
 	json_decref(r->log);
 	json_decref(r->device);
 	json_decref(r->vendor);
-	json_decref(r->timings);
 	json_decref(r->details);
 	json_decref(r->sweeps);
 	json_decref(r->built);
@@ -64,12 +62,6 @@ static void remember(struct report *r, json_t *ev)
 			if (!r->vendor)
 				r->vendor = json_array();
 			json_array_append(r->vendor, ev);
-		} else if (!json_object_get(
-				   r->timings,
-				   json_string_value(json_object_get(ev, "step")))) {
-			json_object_set(r->timings,
-					json_string_value(json_object_get(ev, "step")),
-					ev);
 		}
 	}
 }
@@ -515,45 +507,9 @@ static void print_sass(struct report *r, json_t *ev)
 
 static const char *const not_measured = "not measured (ncu reported no value)";
 
-/* The stall and work lines of print_counters. */
-static void print_stalls_work(FILE *out, json_t *ev, json_t *facts)
+/* The counters' heading line: the case, the launches, the SM clock. */
+static void print_counters_head(FILE *out, json_t *ev, json_t *counters)
 {
-	json_t *stalls = json_object_get(ev, "stalls");
-	if (json_array_size(stalls)) {
-		fprintf(out, "    stalls        ");
-		size_t i;
-		json_t *s;
-		json_array_foreach(stalls, i, s)
-			if (i < 3)
-				fprintf(out, "%s%s %.0f %%", i ? ", " : "",
-					event_str(s, "reason"), event_num(s, "pct"));
-		fprintf(out, " of stalled warp-cycles\n");
-	} else {
-		fprintf(out, "    stalls        %s\n", not_measured);
-	}
-
-	if (!json_object_get(ev, "flops")) {
-		fprintf(out, "    work          %s\n", not_measured);
-		return;
-	}
-	double work = event_num(ev, "flops");
-	if (work <= 0) {
-		fprintf(out, "    work          no floating-point operations: a "
-			     "data mover, whose ceiling is the copy bandwidth\n");
-		return;
-	}
-	fprintf(out, "    work          %.3g %s FLOP (FMA = 2)", work,
-		json_is_true(json_object_get(ev, "fp64")) ? "FP64" : "FP32/16");
-	if (json_object_get(facts, "flops_per_byte"))
-		fprintf(out, " = %.3g FLOP per DRAM byte", FACT("flops_per_byte"));
-	fputc('\n', out);
-}
-
-static void print_counters(struct report *r, json_t *ev)
-{
-	FILE *out = r->out;
-	json_t *counters = json_object_get(ev, "counters");
-	json_t *facts = json_object_get(ev, "facts");
 	double n = event_num(ev, "elements");
 	int kernels = (int)event_num(ev, "kernels");
 	fprintf(out, "  counters  Nsight Compute on the timed-size case (n = "
@@ -561,27 +517,35 @@ static void print_counters(struct report *r, json_t *ev)
 		     "found\n",
 		n, kernels, kernels > 1 ? ", longest " : "",
 		kernels > 1 ? event_str(ev, "longest") : "", V(PM_SM_HZ) / 1e9);
+}
+
+static void print_dram(FILE *out, json_t *counters, json_t *facts)
+{
 	double dram = V(PM_DRAM_READ) + V(PM_DRAM_WRITE);
 	double secs = V(PM_DURATION);
-	if (HAVE(PM_DRAM_PCT)) {
-		fprintf(out, "    DRAM          %.1f %% of its peak throughput",
-			FACT("dram_pct"));
-		if (json_object_get(facts, "dram_bytes_per_element"))
-			fprintf(out, "; %.1f MB moved = %.2f B per element",
-				dram / 1e6, FACT("dram_bytes_per_element"));
-		if (json_object_get(facts, "dram_pct_of_copy")) {
-			double pct = FACT("dram_pct_of_copy");
-			fprintf(out, "; %.0f GB/s in %.1f us = %.0f %% of the "
-				     "measured copy bandwidth%s",
-				dram / secs / 1e9, secs * 1e6, pct,
-				pct >= 85 ? ": at the memory roof, only moving "
-					    "fewer bytes makes it much faster"
-					  : "");
-		}
-		fputc('\n', out);
-	} else {
+	if (!HAVE(PM_DRAM_PCT)) {
 		fprintf(out, "    DRAM          %s\n", not_measured);
+		return;
 	}
+	fprintf(out, "    DRAM          %.1f %% of its peak throughput",
+		FACT("dram_pct"));
+	if (json_object_get(facts, "dram_bytes_per_element"))
+		fprintf(out, "; %.1f MB moved = %.2f B per element",
+			dram / 1e6, FACT("dram_bytes_per_element"));
+	if (json_object_get(facts, "dram_pct_of_copy")) {
+		double pct = FACT("dram_pct_of_copy");
+		fprintf(out, "; %.0f GB/s in %.1f us = %.0f %% of the "
+			     "measured copy bandwidth%s",
+			dram / secs / 1e9, secs * 1e6, pct,
+			pct >= 85 ? ": at the memory roof, only moving "
+				    "fewer bytes makes it much faster"
+				  : "");
+	}
+	fputc('\n', out);
+}
+
+static void print_occupancy(FILE *out, json_t *counters, json_t *facts)
+{
 	if (HAVE(PM_OCC_ACHIEVED))
 		fprintf(out, "    occupancy     %.1f %% achieved, %.0f %% allowed "
 			     "by the launch; limited by: %s (blocks/SM allowed "
@@ -595,7 +559,12 @@ static void print_counters(struct report *r, json_t *ev)
 			V(PM_BLOCK_SIZE), V(PM_WAVES));
 	else
 		fprintf(out, "    occupancy     %s\n", not_measured);
+}
 
+/* Global loads and stores, instructions, shared memory and the caches. */
+static void print_traffic(FILE *out, json_t *counters, json_t *facts,
+			  double n)
+{
 	static const struct {
 		const char *label, *fact;
 		enum pm_metric sectors, requests;
@@ -637,8 +606,55 @@ static void print_counters(struct report *r, json_t *ev)
 			     "of sectors\n", FACT("l1_hit_pct"), FACT("l2_hit_pct"));
 	else
 		fprintf(out, "    caches        %s\n", not_measured);
+}
 
-	print_stalls_work(out, ev, facts);
+static void print_stalls(FILE *out, json_t *ev)
+{
+	json_t *stalls = json_object_get(ev, "stalls");
+	if (!json_array_size(stalls)) {
+		fprintf(out, "    stalls        %s\n", not_measured);
+		return;
+	}
+	fprintf(out, "    stalls        ");
+	size_t i;
+	json_t *s;
+	json_array_foreach(stalls, i, s)
+		if (i < 3)
+			fprintf(out, "%s%s %.0f %%", i ? ", " : "",
+				event_str(s, "reason"), event_num(s, "pct"));
+	fprintf(out, " of stalled warp-cycles\n");
+}
+
+static void print_work(FILE *out, json_t *ev, json_t *facts)
+{
+	if (!json_object_get(ev, "flops")) {
+		fprintf(out, "    work          %s\n", not_measured);
+		return;
+	}
+	double work = event_num(ev, "flops");
+	if (work <= 0) {
+		fprintf(out, "    work          no floating-point operations: a "
+			     "data mover, whose ceiling is the copy bandwidth\n");
+		return;
+	}
+	fprintf(out, "    work          %.3g %s FLOP (FMA = 2)", work,
+		json_is_true(json_object_get(ev, "fp64")) ? "FP64" : "FP32/16");
+	if (json_object_get(facts, "flops_per_byte"))
+		fprintf(out, " = %.3g FLOP per DRAM byte", FACT("flops_per_byte"));
+	fputc('\n', out);
+}
+
+static void print_counters(struct report *r, json_t *ev)
+{
+	FILE *out = r->out;
+	json_t *counters = json_object_get(ev, "counters");
+	json_t *facts = json_object_get(ev, "facts");
+	print_counters_head(out, ev, counters);
+	print_dram(out, counters, facts);
+	print_occupancy(out, counters, facts);
+	print_traffic(out, counters, facts, event_num(ev, "elements"));
+	print_stalls(out, ev);
+	print_work(out, ev, facts);
 }
 
 #undef HAVE
@@ -845,13 +861,12 @@ void report_text(void *arg, json_t *ev)
 				event_str(v, "name"), *event_str(v, "variant") ? " · " : "",
 				event_str(v, "variant"), event_num(v, "median_us"), event_num(v, "gbps"),
 				event_num(v, "pct_of_copy"));
+			/* the ratios are the grader's (verdict.c) */
 			const char *key;
 			json_t *t;
-			json_object_foreach(r->timings, key, t)
+			json_object_foreach(json_object_get(v, "vs_steps"), key, t)
 			{
-				if (strcmp(event_str(t, "variant"), event_str(v, "variant")))
-					continue;
-				double ratio = event_num(t, "gbps") / event_num(v, "gbps");
+				double ratio = json_number_value(t);
 				fprintf(o, "  %-5s %.3fx the vendor's bandwidth%s\n",
 					key, ratio,
 					ratio > 1 ? " — faster than the library" : "");

@@ -36,7 +36,6 @@ struct report {
 	json_t *log;      /* array: every event, for the results files */
 	json_t *device;   /* the device event */
 	json_t *vendor;   /* array: the vendor's timing events (bench) */
-	json_t *timings;  /* step id -> its first student timing event */
 	char lab[64];     /* from run_begin, for replay commands */
 	json_t *details;  /* the current step's failed cases, guards, checks:
 			     printed under its line at step_end */

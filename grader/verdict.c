@@ -39,6 +39,42 @@ static double timing_ci_rel(const json_t *ev)
 	return rounds > rel ? rounds : rel;
 }
 
+/* A student timing into the run's (run_timings): the step's first of
+ * its variant. */
+static void keep_run_timing(struct step_outcome *r, const json_t *ev,
+			    double gbps)
+{
+	if (!r->run_timings)
+		return;
+	const char *variant = event_str(ev, "variant");
+	json_t *steps = json_object_get(r->run_timings, variant);
+	if (!steps) {
+		steps = json_object();
+		json_object_set_new(r->run_timings, variant, steps);
+	}
+	if (!json_object_get(steps, r->step_id))
+		json_object_set_new(steps, r->step_id, json_real(gbps));
+}
+
+/* The vendor sentence's figure, computed here once: vs_steps on the
+ * vendor's timing, step -> the step's bandwidth over the vendor's, for
+ * every step of the run timed at the same variant. */
+static void vendor_vs_steps(struct step_outcome *r, json_t *ev, double gbps)
+{
+	json_t *steps = r->run_timings
+		? json_object_get(r->run_timings, event_str(ev, "variant"))
+		: NULL;
+	if (!json_object_size(steps) || gbps <= 0)
+		return;
+	json_t *vs = json_object();
+	const char *step;
+	json_t *g;
+	json_object_foreach(steps, step, g)
+		json_object_set_new(vs, step,
+				    json_real(json_number_value(g) / gbps));
+	json_object_set_new(ev, "vs_steps", vs);
+}
+
 /* A timing event: the step's figures, the baseline's, the worst
  * variant's, and whether it beat physics. */
 static void outcome_timing(struct step_outcome *r, json_t *ev)
@@ -50,6 +86,7 @@ static void outcome_timing(struct step_outcome *r, json_t *ev)
 	const char *who = json_string_value(json_object_get(ev, "who"));
 	double ci = timing_ci_rel(ev);
 	if (who && !strcmp(who, "vendor")) {
+		vendor_vs_steps(r, ev, gbps);
 		keep_first(&r->vendor_timing, ev);
 	} else if (who && !strcmp(who, "reference")) {
 		/* the lab's own baseline, timed in this process */
@@ -58,6 +95,7 @@ static void outcome_timing(struct step_outcome *r, json_t *ev)
 		json_object_set_new(r->metrics, "baseline_ci_rel",
 				    json_real(ci));
 	} else {
+		keep_run_timing(r, ev, gbps);
 		json_t *lowest = json_object_get(r->metrics, "gbps_worst");
 		if (!lowest || gbps < json_number_value(lowest))
 			json_object_set_new(r->metrics, "gbps_worst",

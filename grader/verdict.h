@@ -61,6 +61,11 @@ struct step_outcome {
 				  the GPU was busy or throttled through every
 				  attempt, so the step is not graded */
 	json_t *vendor_timing; /* timing event of the vendor program */
+	json_t *run_timings;   /* borrowed, NULL: none kept. The run's student
+				  timings, variant ("" for none) -> step ->
+				  GB/s (each step's first of a variant);
+				  outcome_timing adds to it, and a vendor
+				  timing gets vs_steps from it */
 	json_t *beyond_physics; /* a student timing faster than the GPU
 				   can copy (VERDICT_PHYSICS_SLACK) */
 	double gpu_waited_s;   /* seconds spent waiting for the GPU lock so

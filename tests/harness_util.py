@@ -130,3 +130,31 @@ def fixture_expectations(path):
             key, _, value = line[len("// expect-"):].partition(":")
             want[key.strip()] = value.strip()
     return want
+
+
+def find_cycle(graph):
+    """A list of nodes forming a circle in graph {node: set(nodes)} (the
+    first node repeated at the end), or None."""
+    state = {}  # node -> 1 on the path, 2 done
+    path = []
+
+    def visit(v):
+        state[v] = 1
+        path.append(v)
+        for w in sorted(graph.get(v, ())):
+            if state.get(w) == 1:
+                return path[path.index(w):] + [w]
+            if w not in state:
+                found = visit(w)
+                if found:
+                    return found
+        path.pop()
+        state[v] = 2
+        return None
+
+    for v in sorted(graph):
+        if v not in state:
+            found = visit(v)
+            if found:
+                return found
+    return None

@@ -1182,7 +1182,8 @@ def synthetic_bench_log(path, mode="bench"):
          "summary": "x"},
         {"event": "timing", "step": "vendor", "who": "vendor",
          "name": "cuBLAS cublasSaxpy", "median_us": 25.0, "gbps": 491.5,
-         "pct_of_copy": 49.15, "rounds_cv": 0.002},
+         "pct_of_copy": 49.15, "rounds_cv": 0.002,
+         "vs_steps": {"v1": 1.25}},  # the grader's (verdict.c)
         {"event": "run_end", "verdict": "fail"},
     ]
     with open(path, "w") as f:
@@ -1211,6 +1212,8 @@ def record_table(t):
                  and "Test GPU" in text and "abc123" in text
                  and "2026-11-22" in text
                  and "| vendor | cuBLAS cublasSaxpy | 25.0 |" in text
+                 and "Best step: v1 at 61.4% of copy bandwidth, 1.250× "
+                     "cuBLAS cublasSaxpy's bandwidth." in text
                  and "not measured: ncu not found" in text,
                  "rc=%d %s\n%s" % (rc, err, text))
         rc2, _, _ = hu.run(RUN + ["record", "saxpy", "--events", log,
@@ -1385,6 +1388,26 @@ def judge_without_gpu(t, state):
              text[-1500:])
 
 
+def gpu_parts_bad_input(t):
+    """tests/gpu_parts.py (the GPU suite a part at a time) lists the parts
+    of test_gpu.PARTS and refuses a part it does not know, naming it,
+    before anything runs."""
+    tool = [sys.executable, os.path.join(hu.ROOT, "tests", "gpu_parts.py")]
+    rc, o, e = hu.run(tool + ["--list"])
+    t.record("cli: gpu_parts --list names the GPU suite's parts",
+             rc == 0 and o.split()[:2] == ["coalescing", "saxpy"]
+             and "server" in o.split(), o + e)
+    with hu.Scratch() as s:
+        out = os.path.join(s.path, "logs")
+        rc, o, e = hu.run(tool + [out, "saxpy", "saxpi"])
+        t.record("cli: gpu_parts with an unknown part: exit 2, names it, "
+                 "runs nothing", rc == 2 and "unknown: saxpi" in e
+                 and not os.path.exists(out), "rc=%d %s" % (rc, o + e))
+        rc, o, e = hu.run(tool + [out])
+        t.record("cli: gpu_parts with no part: exit 2, says what to give",
+                 rc == 2 and "name the parts" in e, "rc=%d %s" % (rc, o + e))
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
@@ -1416,5 +1439,6 @@ def run(t):
         setup_messages(t)
         record_table(t)
         dashboard_bad_input(t)
+        gpu_parts_bad_input(t)
     finally:
         shutil.rmtree(state, ignore_errors=True)

@@ -1098,38 +1098,46 @@ def server_burst(t):
     shutil.rmtree(tempfile_dir, ignore_errors=True)
 
 
+def _lab(name, suite):
+    """A lab's part: its suite, then its planted-bug fixtures."""
+    return lambda t: (suite(t), fixtures(t, name))
+
+
+# The parts of the GPU suite, in the order run() takes them: (part, group,
+# function). CUDALAB_GPU_LABS names groups; tests/gpu_parts.py names parts
+# (one part a device call).
+PARTS = [
+    ("coalescing", "coalescing", _lab("coalescing", coalescing)),
+    ("saxpy", "saxpy", saxpy),
+    ("haxpy", "haxpy", _lab("haxpy", haxpy)),
+    ("transpose", "transpose", _lab("transpose", transpose)),
+    ("reduction", "reduction", _lab("reduction", reduction)),
+    ("prefetch", "prefetch", _lab("prefetch", prefetch)),
+    ("memtuning", "memtuning", _lab("memtuning", memtuning)),
+    ("explain", "explain",
+     lambda t: (explain_counters(t), explain_names_next_fix(t),
+                explain_starters(t), explain_roofline(t), explain_events(t))),
+    ("sizes", "sizes", timed_sizes),
+    ("shared_saxpy", "shared", lambda t: concurrent_students(t, "saxpy")),
+    ("shared_transpose", "shared",
+     lambda t: concurrent_students(t, "transpose")),
+    ("sandbox", "sandbox",
+     lambda t: (sandbox_gpu(t), hidden_sizes_by_file(t))),
+    ("class", "class", graded_class),
+    ("newcomer", "newcomer", newcomer_on_gpu),
+    ("server", "server", server_burst),
+]
+
+
 def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
-    a quick GPU check of one lab while working on it)."""
-    suites = [("coalescing", coalescing), ("saxpy", saxpy), ("haxpy", haxpy),
-              ("transpose", transpose), ("reduction", reduction),
-              ("prefetch", prefetch), ("memtuning", memtuning),
-              ("explain", explain_counters),
-              ("explain", explain_names_next_fix),
-              ("explain", explain_starters),
-              ("explain", explain_roofline), ("explain", explain_events),
-              ("sizes", timed_sizes),
-              ("shared", lambda t: concurrent_students(t, "saxpy")),
-              ("shared", lambda t: concurrent_students(t, "transpose")),
-              ("sandbox", sandbox_gpu),
-              ("sandbox", hidden_sizes_by_file)]
+    a quick GPU check of one lab while working on it). The server burst
+    takes minutes of GPU time: it runs only when CUDALAB_GPU_LABS names
+    it."""
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
-    for lab, suite in suites:
-        if only and lab not in only:
-            t.skip("gpu: %s suite" % lab, "not in CUDALAB_GPU_LABS")
+    for part, group, suite in PARTS:
+        if (only or group == "server") and group not in only:
+            t.skip("gpu: %s" % part, "CUDALAB_GPU_LABS does not name %s"
+                   % group)
             continue
         suite(t)
-        if lab not in ("saxpy", "explain", "shared", "sizes", "sandbox"):
-            fixtures(t, lab)
-    if only and "class" not in only:
-        t.skip("gpu: graded class", "not in CUDALAB_GPU_LABS")
-    else:
-        graded_class(t)
-    if only and "newcomer" not in only:
-        t.skip("gpu: newcomer", "not in CUDALAB_GPU_LABS")
-    else:
-        newcomer_on_gpu(t)
-    if "server" in only:  # minutes of GPU time: only when asked for
-        server_burst(t)
-    else:
-        t.skip("gpu: server burst", "CUDALAB_GPU_LABS does not name server")

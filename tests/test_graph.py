@@ -24,34 +24,6 @@ DIRS = ("ui", "grader", "common")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-def find_cycle(graph):
-    """A list of nodes forming a circle in graph {node: set(nodes)} (the
-    first node repeated at the end), or None."""
-    state = {}  # node -> 1 on the path, 2 done
-    path = []
-
-    def visit(v):
-        state[v] = 1
-        path.append(v)
-        for w in sorted(graph.get(v, ())):
-            if state.get(w) == 1:
-                return path[path.index(w):] + [w]
-            if w not in state:
-                found = visit(w)
-                if found:
-                    return found
-        path.pop()
-        state[v] = 2
-        return None
-
-    for v in sorted(graph):
-        if v not in state:
-            found = visit(v)
-            if found:
-                return found
-    return None
-
-
 def module(path):
     """ui/render.c -> ui/render"""
     return os.path.splitext(os.path.relpath(path, hu.ROOT))[0]
@@ -104,11 +76,11 @@ def run(t):
     planted = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     t.record("graph: the cycle finder finds a planted circle a->b->c->a "
              "and none in a tree",
-             find_cycle(planted) == ["a", "b", "c", "a"]
-             and find_cycle({"a": {"b", "c"}, "b": {"c"}}) is None,
-             str(find_cycle(planted)))
+             hu.find_cycle(planted) == ["a", "b", "c", "a"]
+             and hu.find_cycle({"a": {"b", "c"}, "b": {"c"}}) is None,
+             str(hu.find_cycle(planted)))
     graph = include_graph()
-    cycle = find_cycle(graph)
+    cycle = hu.find_cycle(graph)
     t.record("graph: the #include graph of ui/ grader/ common/ (%d modules)"
              " has no circle" % len(graph), cycle is None,
              " -> ".join(cycle or []))
@@ -124,6 +96,6 @@ def run(t):
     if links is None:
         t.skip("graph: the link graph of the objects", "nothing built")
         return
-    cycle = find_cycle(links)
+    cycle = hu.find_cycle(links)
     t.record("graph: the link graph of the built objects (%d, nm) has no "
              "circle" % len(links), cycle is None, " -> ".join(cycle or []))

@@ -56,31 +56,6 @@ def import_graph(paths):
     return graph
 
 
-def find_cycle(graph):
-    """One circle of graph as [a, b, ..., a], or None."""
-    state, trail = {}, []
-
-    def visit(node):
-        state[node] = "open"
-        trail.append(node)
-        for nxt in graph.get(node, []):
-            if state.get(nxt) == "open":
-                return trail[trail.index(nxt):] + [nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        state[node] = "done"
-        trail.pop()
-        return None
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return None
-
-
 def grader_owned_strings(paths):
     """["file:line 'name'"] for every string in paths that spells a name the
     grader owns (GRADER_OWNED, or a run log's "-last.jsonl")."""
@@ -139,13 +114,13 @@ def run(t):
         "beta.py": "def late():\n    import gamma\n",
         "gamma.py": "import json\n\n\ndef f():\n    import alpha\n",
     })
-    cycle = find_cycle(import_graph(fixture))
+    cycle = hu.find_cycle(import_graph(fixture))
     shutil.rmtree(os.path.dirname(fixture[0]), ignore_errors=True)
     t.record("layout: a planted circle (alpha -> beta -> gamma -> alpha, "
              "two of its imports inside functions) is found and named",
              cycle == ["alpha", "beta", "gamma", "alpha"], str(cycle))
     graph = import_graph(paths)
-    cycle = find_cycle(graph)
+    cycle = hu.find_cycle(graph)
     t.record("layout: the imports of run.py and tools/*.py have no circle",
              cycle is None and graph.get("run"),
              "circle: %s" % " -> ".join(cycle or []))

@@ -273,13 +273,16 @@ def terminal_restored(t):
                  "responsive",
                  "fake grader: segmentation fault" in s, s)
         p.keys("q")
-        end = time.time() + 5
-        while time.time() < end and not os.path.exists(out):
+        # the shell creates the file before echo writes it: wait for a
+        # whole line, not for the file
+        end, said = time.time() + 5, ""
+        while time.time() < end and not said.endswith("\n"):
             time.sleep(0.1)
+            if os.path.exists(out):
+                with open(out) as f:
+                    said = f.read()
         t.record("ui: quitting after a crashed grader returns its status "
-                 "(139)", os.path.exists(out)
-                 and open(out).read().strip() == "EXIT=139",
-                 open(out).read() if os.path.exists(out) else "no exit")
+                 "(139)", said.strip() == "EXIT=139", said or "no exit")
     finally:
         p.close()
         if os.path.exists(out):

@@ -4,8 +4,8 @@ READMEs, between their markers.
 
 A table is rendered from one bench run's events (common/event.h) and
 nothing else: every figure is an event's field as the grader wrote it
-(pct_of_copy, pct_of_reference, speedups: grader/verdict.c); only the
-vendor comparison's ratio of two bandwidths is computed here.
+(pct_of_copy, pct_of_reference, speedups, and the vendor comparison's
+vs_steps: grader/verdict.c); nothing is computed here.
 """
 import os
 import sys
@@ -191,14 +191,16 @@ def results_table(events):
             num(cv(v), "%.2f%%")))
     notes = []
     for v in vendor:
-        same = [t for t in student if t.get("variant") == v.get("variant")]
-        best = max(same, key=lambda t: t["gbps"], default=None)
+        # the grader's step -> bandwidth over the vendor's, same variant
+        vs = v.get("vs_steps") or {}
+        step = max(vs, key=lambda s: vs[s], default=None)
+        best = next((t for t in student if t.get("step") == step
+                     and t.get("variant") == v.get("variant")), None)
         if best:
             notes.append("Best step%s: %s at %s of copy bandwidth, "
                          "%.3f× %s's bandwidth." % (
                              " at " + v["variant"] if v.get("variant") else "",
-                             best["step"], num(pct(best), "%.1f%%"),
-                             best["gbps"] / v["gbps"],
+                             step, num(pct(best), "%.1f%%"), vs[step],
                              v.get("name")))
     if len({t.get("variant") for t in student}) > 1:
         worst = min(student, key=lambda t: t["gbps"])

@@ -11,14 +11,11 @@
 
 #define MAX_LINES 120
 
-/* Files another branch of issue 19 rewrites (each with why); their long
- * functions are reported as skipped, not failed, until it lands. */
+/* Files another branch rewrites (each with why): their long functions
+ * are reported as skipped, not failed, until it lands. None now. */
 static const struct {
 	const char *file, *why;
 } pending[] = {
-	{"grader/explain.c", "explain's output moves onto the event stream "
-			     "(issue 19 item 2), which splits explain_lab "
-			     "and print_counters"},
 	{NULL, NULL},
 };
 

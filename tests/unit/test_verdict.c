@@ -179,6 +179,42 @@ int main(void)
 	      "pct_of_copy_worst");
 	outcome_release(&v);
 
+	/* the vendor sentence's figure: the grader's vs_steps, from the
+	 * run's student timings of the same variant (the first per step) */
+	json_t *run_timings = json_object(), *vendor_ev = NULL;
+	static const char *const step_ids[] = {"v1", "v2"};
+	static const char *const step_lines[] = {
+		"{\"event\":\"timing\",\"who\":\"student\",\"variant\":"
+		"\"offset 1\",\"median_us\":10,\"gbps\":600}\n"
+		"{\"event\":\"timing\",\"who\":\"student\",\"variant\":"
+		"\"offset 1\",\"median_us\":10,\"gbps\":100}\n"
+		"{\"event\":\"timing\",\"who\":\"student\",\"variant\":"
+		"\"offset 0\",\"median_us\":10,\"gbps\":900}\n",
+		"{\"event\":\"timing\",\"who\":\"student\",\"variant\":"
+		"\"offset 1\",\"median_us\":10,\"gbps\":300}\n"};
+	for (int k = 0; k < 2; k++) {
+		outcome_init(&v, step_ids[k], 1000, count_sink, NULL);
+		v.run_timings = run_timings;
+		outcome_feed(&v, step_lines[k], strlen(step_lines[k]));
+		outcome_release(&v);
+	}
+	outcome_init(&v, "vendor", 1000, count_sink, NULL);
+	v.run_timings = run_timings;
+	const char *vendor_line =
+		"{\"event\":\"timing\",\"who\":\"vendor\",\"name\":\"lib\","
+		"\"variant\":\"offset 1\",\"median_us\":10,\"gbps\":400}\n";
+	outcome_feed(&v, vendor_line, strlen(vendor_line));
+	vendor_ev = json_incref(v.vendor_timing);
+	outcome_release(&v);
+	json_t *vs = json_object_get(vendor_ev, "vs_steps");
+	CHECK(json_object_size(vs) == 2 &&
+		      json_number_value(json_object_get(vs, "v1")) == 1.5 &&
+		      json_number_value(json_object_get(vs, "v2")) == 0.75,
+	      "vendor timing: vs_steps is each step's first timing of the "
+	      "vendor's variant over the vendor's GB/s (v1 1.5, v2 0.75)");
+	json_decref(vendor_ev);
+	json_decref(run_timings);
+
 	/* static metrics */
 	struct step_outcome o;
 	outcome_init(&o, "v5", 3000, count_sink, NULL);

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Run parts of the GPU suite one by one, each with its own tally and log.
+
+The whole GPU suite takes about 30 minutes on an H100, longer than one call
+of a lent GPU machine may run (10 minutes), and `run_tests.py` prints
+nothing until a suite ends. This runner takes the parts to run, writes
+OUTDIR/gpu-PART.log for each and appends a line per part to
+OUTDIR/summary.log as soon as it ends, so a call cut by its time limit still
+says what ran and how it went.
+
+usage: python3 tests/gpu_parts.py OUTDIR PART [PART ...]
+       python3 tests/gpu_parts.py --list
+
+Measured durations on the H100 (2026-11-23, ea4e504): coalescing 41 s,
+saxpy 182 s, haxpy 53 s, transpose 76 s, reduction 78 s, prefetch 141 s,
+memtuning 51 s, sandbox 50 s, explain 151 s, sizes 7 s, shared_saxpy 64 s,
+shared_transpose 93-129 s, newcomer 38 s, class 205-330 s, server 342 s.
+"""
+import os
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness_util as hu  # noqa: E402
+import test_gpu as g  # noqa: E402
+
+PARTS = {part: suite for part, _, suite in g.PARTS}  # test_gpu.py owns them
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if argv else 2
+    if argv[0] == "--list":
+        print(" ".join(PARTS))
+        return 0
+    out, parts = argv[0], argv[1:]
+    unknown = [p for p in parts if p not in PARTS]
+    if not parts or unknown:
+        print("gpu_parts: name the parts to run (unknown: %s); --list shows "
+              "them" % (", ".join(unknown) or "none given"), file=sys.stderr)
+        return 2
+    os.makedirs(out, exist_ok=True)
+    failed = 0
+    with open(os.path.join(out, "summary.log"), "a") as summary:
+        for name in parts:
+            began = time.time()
+            t = hu.Tally()
+            stdout = sys.stdout
+            with open(os.path.join(out, "gpu-%s.log" % name), "w") as log:
+                sys.stdout = log
+                try:
+                    PARTS[name](t)
+                except Exception:
+                    t.record("gpu: %s part raised" % name, False,
+                             traceback.format_exc())
+                finally:
+                    sys.stdout = stdout
+                print(t.summary(), file=log)
+            failed += t.failed
+            line = "%-16s %5.0fs  %s" % (name, time.time() - began,
+                                        t.summary())
+            print(line, file=summary, flush=True)
+            print(line, flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
