@@ -87,6 +87,10 @@ struct wire_reply {
 	uint64_t seq;
 	double event_us;
 	int32_t launches, line;
+	/* the student's process's own clock (CLOCK_MONOTONIC, us) when it
+	 * received the request, had enqueued the call, had synchronised and
+	 * sent the reply: printed by CUDALAB_CLOCK_TRACE only, never trusted */
+	double trace_us[4];
 	char message[1024];
 };
 
@@ -125,7 +129,10 @@ static struct {
 	uint32_t next_id;
 	struct export_entry ex[MAX_ALLOCS];
 	int nex;
-} J = {NULL, -1, 0, 0, 1, {}, 0};
+	/* the judge's clock's zero, measured before the student's code first
+	 * ran in its process (empty_round_trips): -1 until then */
+	double pristine_null_us;
+} J = {NULL, -1, 0, 0, 1, {}, 0, -1};
 
 struct hx_run {
 	struct hx_case c;
@@ -158,6 +165,7 @@ static struct {
 	int nmaps;
 	cudaEvent_t ev[2];
 	int have_events;
+	double received_us; /* when the request being served arrived */
 } S;
 
 static void student_reply(uint32_t status, const char *message, double us,
@@ -248,6 +256,13 @@ static cudaError_t stage(const struct wire_req *q, int dir)
  * nothing for call -1) between two events when timing, check the launch
  * and the run, reply. Used by the student's process and by --in-process.
  */
+/* The judge's own calls, numbered below the lab's: CALL_EMPTY runs nothing
+ * between the two events, CALL_TINY one block of an empty kernel (the
+ * judge's clock's zero, empty_round_trips). */
+enum { CALL_TINY = -2, CALL_EMPTY = -1 };
+
+__global__ void hx_tiny_kernel(void) {}
+
 static void serve_call(const struct wire_req *q, struct wire_reply *rep,
 		       struct wire_launches *ls)
 {
@@ -257,7 +272,7 @@ static void serve_call(const struct wire_req *q, struct wire_reply *rep,
 	struct hx_args a;
 	memset(&a, 0, sizeof(a));
 	const struct hx_lab *lab = J.lab ? J.lab : S.lab;
-	if (q->call < -1 || q->call >= lab->ncalls || q->nbuf < 0 ||
+	if (q->call < CALL_TINY || q->call >= lab->ncalls || q->nbuf < 0 ||
 	    q->nbuf > HX_MAX_BUFS) {
 		rep->status = WS_BAD_REQUEST;
 		snprintf(rep->message, sizeof(rep->message),
@@ -325,11 +340,14 @@ static void serve_call(const struct wire_req *q, struct wire_reply *rep,
 		hx_launches_begin();
 	if (err == cudaSuccess && q->call >= 0)
 		lab->calls[q->call](&a);
+	else if (err == cudaSuccess && q->call == CALL_TINY)
+		hx_tiny_kernel<<<1, 32>>>();
 	int count = 0;
 	if (record)
 		count = hx_launches_end(ls->rec, WIRE_LAUNCHES);
 	if (err == cudaSuccess && timed)
 		err = cudaEventRecord(S.ev[1], 0);
+	rep->trace_us[1] = hx__now_us();
 	cudaError_t last = cudaGetLastError();
 	int launching = 1;
 	if (last != cudaSuccess)
@@ -338,6 +356,7 @@ static void serve_call(const struct wire_req *q, struct wire_reply *rep,
 		launching = 0;
 		err = cudaDeviceSynchronize();
 	}
+	rep->trace_us[2] = hx__now_us();
 	if (err != cudaSuccess) {
 		rep->status = launching ? WS_LAUNCH_ERROR : WS_RUN_ERROR;
 		hx__call_error_text(err, launching, what, rep->message,
@@ -523,6 +542,7 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 			student_exit(0); /* the judge closed: nothing left to do */
 		if (n != (ssize_t)sizeof(q) || q.magic != WIRE_REQ_MAGIC)
 			student_exit(4);
+		S.received_us = hx__now_us();
 		S.seq = q.seq;
 		if (q.type == W_INIT) {
 			/* the context, once the judge holds the GPU lock (no
@@ -553,6 +573,8 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 		case W_CALL:
 			memset(&ls, 0, sizeof(ls));
 			serve_call(&q, &rep, &ls);
+			rep.trace_us[0] = S.received_us;
+			rep.trace_us[3] = hx__now_us();
 			if (wire_send(sock, &rep, sizeof(rep)) < 0)
 				student_exit(4);
 			if (rep.status == WS_OK && (q.flags & WF_RECORD) &&
@@ -940,15 +962,21 @@ static void stop_student(void)
 
 struct call_result {
 	double event_us; /* the student's process's claim (WF_TIME) */
+	double trace_us[4]; /* its own clock's readings (CUDALAB_CLOCK_TRACE) */
 	int launches;
 	struct wire_launches *ls; /* with WF_RECORD */
 };
+
+static double empty_round_trips(struct hx_run *r,
+				const struct hx_request *req, const char *kind);
 
 /* Send one request (call -1: an empty one) and wait for the reply; any
  * failure ends the step with its message. */
 static void judge_call(struct hx_run *r, const struct hx_request *req,
 		       int call, uint32_t flags, struct call_result *out)
 {
+	if (call >= 0 && J.pristine_null_us < 0)
+		hx_die("harness", "a call before the judge's clock was set");
 	static struct wire_req q;
 	static struct wire_reply rep;
 	static struct wire_launches ls;
@@ -998,6 +1026,7 @@ static void judge_call(struct hx_run *r, const struct hx_request *req,
 	    rep.event_us > 3.6e9)
 		garbage(q.what, (ssize_t)sizeof(rep), "a time that is no time");
 	out->event_us = rep.event_us;
+	memcpy(out->trace_us, rep.trace_us, sizeof(out->trace_us));
 	out->launches = rep.launches < 0 ? 0 : rep.launches;
 	if (flags & WF_RECORD) {
 		if (J.sock >= 0) {
@@ -1373,6 +1402,33 @@ static int run_case(const struct hx_lab *lab, const struct hx_case *c,
 /* ---- the judge: timing ------------------------------------------------------ */
 
 
+/* CUDALAB_CLOCK_TRACE=1: one stderr line per empty and timed call of the
+ * judge's clock, with the student's process's own clock readings, for a
+ * developer asking where a round trip's time goes (the readings come from
+ * the student's process: shown, never used). */
+static int clock_trace(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *v = getenv("CUDALAB_CLOCK_TRACE");
+		on = v && *v && strcmp(v, "0");
+	}
+	return on;
+}
+
+static void trace_call(const char *kind, int i, double t0, double host,
+		       const struct call_result *res)
+{
+	if (!clock_trace())
+		return;
+	const double *d = res->trace_us;
+	fprintf(stderr,
+		"clock %-6s %3d host %8.1f event %8.1f  send->recv %7.1f "
+		"enqueue %7.1f sync %8.1f reply %6.1f back %7.1f\n",
+		kind, i, host, res->event_us, d[0] - t0, d[1] - d[0],
+		d[2] - d[1], d[3] - d[2], t0 + host - d[3]);
+}
+
 /* One timed call: new inputs, the L2 flush, the call; host and claimed
  * time; then the spot check. */
 static void timed_call(struct hx_run *r, const struct hx_request *req,
@@ -1390,6 +1446,7 @@ static void timed_call(struct hx_run *r, const struct hx_request *req,
 	judge_call(r, req, req->call, WF_TIME, &res);
 	*host = hx__now_us() - t0;
 	*claimed = res.event_us;
+	trace_call(spot ? "timed" : "warmup", callno, t0, *host, &res);
 	if (!spot || !lab->spot)
 		return;
 	struct hx_mismatches m;
@@ -1417,6 +1474,41 @@ static void timed_call(struct hx_run *r, const struct hx_request *req,
 #define NULL_CALLS 10
 #define GPU_ATTEMPTS 3
 
+/*
+ * The judge's clock's zero: what a call that launches one empty kernel costs
+ * on the judge's clock beyond its events. Each of NULL_CALLS calls follows
+ * the judge's L2 flush as a timed call does: on an H100 the GPU spends about
+ * 145 us switching to the student's context after any work of the judge's
+ * (a flush, a 256-byte memset), but only about 5 us at times, e.g. right
+ * after the student's process opened a shared buffer (CUDALAB_CLOCK_TRACE).
+ * The first NULL_SKIP calls are left out (a cold start, the cheap switch);
+ * the zero is the shortest of the rest.
+ *
+ * Made once in a pristine student's process ("first", hx_lab_main: before
+ * any buffer is shared and before the student's code first runs, so that
+ * process cannot yet answer slowly to widen the bound), and again before
+ * each timing ("now": which the student's code can lengthen, so it only
+ * tells a call the judge cannot bound from one it caught).
+ */
+#define NULL_SKIP 3
+static double empty_round_trips(struct hx_run *r, const struct hx_request *req,
+				const char *kind)
+{
+	double best = INFINITY;
+	for (int i = 0; i < NULL_SKIP + NULL_CALLS; i++) {
+		struct call_result res;
+		hx__flush_l2(i);
+		HX_CHECK(cudaDeviceSynchronize());
+		double t0 = hx__now_us();
+		judge_call(r, req, CALL_TINY, WF_TIME, &res);
+		double h = hx__now_us() - t0;
+		trace_call(kind, i, t0, h, &res);
+		if (i >= NULL_SKIP && h - res.event_us < best)
+			best = h - res.event_us;
+	}
+	return best;
+}
+
 struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 				 const char *what)
 {
@@ -1441,20 +1533,7 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 		export_alloc(r->buf[q.buf[b]].alloc,
 			     r->alloc_bytes[q.buf[b]], r->stage_off[q.buf[b]]);
 
-	/* the judge's clock's zero: empty round trips, each after work of the
-	 * judge's own as a timed call is (the GPU then switches contexts
-	 * before either call's first event) */
-	double null_gap = INFINITY;
-	for (int i = 0; i < NULL_CALLS; i++) {
-		struct call_result res;
-		hx__flush_l2(i);
-		HX_CHECK(cudaDeviceSynchronize());
-		double t0 = hx__now_us();
-		judge_call(r, &q, -1, WF_TIME, &res);
-		double h = hx__now_us() - t0;
-		if (h - res.event_us < null_gap)
-			null_gap = h - res.event_us;
-	}
+	double null_gap = J.pristine_null_us;
 
 	std::vector<double> claimed, host;
 	claimed.reserve(fixed ? fixed : rule.max_n + BATCH);
@@ -1462,9 +1541,10 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 	struct gpu_reading seen;
 	enum gpu_condition cond = GPU_OURS;
 	char why[512] = "";
-	double gap = 0;
+	double gap = 0, now_null = 0;
 	int ok = 1, callno = 0;
 	for (int attempt = 1; attempt <= GPU_ATTEMPTS; attempt++) {
+		now_null = empty_round_trips(r, &q, "empty");
 		unsigned long long since = gpustate_now_us();
 		memset(&seen, 0, sizeof(seen));
 		seen.processes = seen.active_processes = -1;
@@ -1512,10 +1592,27 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 				t.round_median_us[round] = t.us.median;
 		}
 		t.reps = (int)claimed.size();
+		double bound = HX_CLOCK_SLACK_US +
+			       HX_CLOCK_FRACTION * t.us.median;
 		gap = gap_min - null_gap;
-		ok = gap <= HX_CLOCK_SLACK_US + HX_CLOCK_FRACTION * t.us.median;
+		ok = gap <= bound;
 		hx__read_gpu(since, &seen);
 		cond = gpustate_judge(&seen, why, sizeof(why));
+		if (cond == GPU_OURS && !ok && gap_min - now_null <= bound) {
+			/* the calls are within the bound of what an empty round
+			 * trip costs now, not of what it cost before the
+			 * student's code ran: the GPU's context switches got
+			 * slower, or the student's process answers empty calls
+			 * slowly. Either way no accusation and no pass. */
+			cond = GPU_BUSY;
+			snprintf(why, sizeof(why),
+				 "the judge's clock cannot bound %s: an empty "
+				 "round trip to the student's process takes "
+				 "%.0f us now against %.0f us before its code "
+				 "first ran, and each timed call took %.0f us "
+				 "more than its events claimed",
+				 whatbuf, now_null, null_gap, gap_min);
+		}
 		if (cond == GPU_OURS && !ok && !gpustate_audit_trusted(&seen)) {
 			cond = GPU_BUSY;
 			snprintf(why, sizeof(why),
@@ -1532,9 +1629,30 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 			break;
 		sleep(1);
 	}
+	/* CUDALAB_CLOCK_TRACE: empty calls after four kinds of judge work */
+	static const char *const kinds[] = {"rflush", "wflush", "none",
+					    "memset"};
+	for (int i = 0; clock_trace() && i < 4 * NULL_CALLS; i++) {
+		struct call_result res;
+		int k = i / NULL_CALLS;
+		if (k == 0)
+			hx__flush_l2(i);
+		else if (k == 1)
+			hx__flush_l2_writing(0);
+		else if (k == 3) {
+			static void *tiny;
+			if (!tiny)
+				HX_CHECK(cudaMalloc(&tiny, 256));
+			HX_CHECK(cudaMemset(tiny, 0x11, 256));
+		}
+		HX_CHECK(cudaDeviceSynchronize());
+		double t0 = hx__now_us();
+		judge_call(r, &q, CALL_EMPTY, WF_TIME, &res);
+		trace_call(kinds[k], i, t0, hx__now_us() - t0, &res);
+	}
 	t.gpu_condition = (int)cond;
 	snprintf(t.gpu_message, sizeof(t.gpu_message), "%s", why);
-	if (ok || gpustate_audit_trusted(&seen)) {
+	if (ok || cond == GPU_OURS) {
 		char msg[480] = "";
 		struct sample_stats h;
 		stats_summarize(host.data(), host.size(), &h);
@@ -1549,11 +1667,13 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 				 "host thread, or the times were rewritten)",
 				 whatbuf, t.us.median, h.median, gap,
 				 HX_CLOCK_SLACK_US, 100 * HX_CLOCK_FRACTION);
-		hx_emit(json_pack("{s:s, s:s, s:b, s:f, s:f, s:f, s:f, s:s}",
+		hx_emit(json_pack("{s:s, s:s, s:b, s:f, s:f, s:f, s:f, s:f, "
+				  "s:s}",
 				  "event", "integrity", "check", "judge_clock",
 				  "ok", ok, "event_us", t.us.median, "host_us",
 				  h.median, "gap_us", gap, "null_us",
-				  null_gap, "message", msg));
+				  null_gap, "empty_now_us", now_null,
+				  "message", msg));
 	}
 	hx_gpu_exclusive_end();
 	hx__add_timing_s(1e-6 * (hx__now_us() - began));
@@ -1591,6 +1711,9 @@ int hx_lab_main(int argc, char **argv, const struct hx_lab *lab)
 	if (!hx__in_process())
 		start_student(lab); /* before any CUDA call */
 	hx__device_start(send_init);
+	hx_gpu_exclusive_begin(); /* a clock measured alone, as timing is */
+	J.pristine_null_us = empty_round_trips(NULL, NULL, "first");
+	hx_gpu_exclusive_end();
 	hx__on_buffer_release(release_alloc);
 
 	static struct hx_case cases[MAX_CASES];
