@@ -109,9 +109,14 @@
  *             judged on, from the build and the counters: common/advice.h)
  *  sanitizer  step tool measured(bool) errors? reason? output?
  *             (compute-sanitizer on the lab's sanitize case)
- *  integrity  step check("timed_stream") ok event_us host_us message
- *             (the timing audit: event time vs host time around a full
- *             synchronization; ok=false fails the step. Not sent as a
+ *  integrity  step check("timed_stream"|"judge_clock") ok event_us host_us
+ *             gap_us? null_us? message
+ *             (timed_stream: the in-process audit of hx_time_calls, event
+ *             time vs host time around a full synchronization; judge_clock:
+ *             a student's call timed in the student's process, its claimed
+ *             event times against the judge's clock, gap_us being the work
+ *             the claim left out beyond an empty call's (harness.h).
+ *             ok=false fails the step ("timing not trusted"). Not sent as a
  *             failure when NVML saw other processes that may have done the
  *             work the host clock saw: then gpu_state says "busy")
  *  gpu_state  step condition("ours"|"busy"|"throttled") message attempt

@@ -45,6 +45,11 @@ static int clock_low(const struct gpu_reading *r)
 	       r->sm_clock_mhz < 0.8 * r->sm_clock_max_mhz;
 }
 
+static int own_count(const struct gpu_reading *r)
+{
+	return r->own_processes > 1 ? r->own_processes : 1;
+}
+
 enum gpu_condition gpustate_judge(const struct gpu_reading *r, char *why,
 				  size_t len)
 {
@@ -52,13 +57,14 @@ enum gpu_condition gpustate_judge(const struct gpu_reading *r, char *why,
 		why[0] = '\0';
 	if (!r->nvml)
 		return GPU_OURS;
-	if (r->active_processes > 1) {
+	int own = own_count(r);
+	if (r->active_processes > own) {
 		snprintf(why, len,
 			 "GPU busy: %d processes used the GPU while this step "
-			 "was timed (this run is one of them; %d have a context "
+			 "was timed (%d of them this run's; %d have a context "
 			 "on it): another program's kernels share the SMs and "
 			 "the memory, so the times measure both",
-			 r->active_processes, r->processes);
+			 r->active_processes, own, r->processes);
 		return GPU_BUSY;
 	}
 	unsigned long long held = r->have_reasons ? r->reasons : 0;
@@ -83,8 +89,8 @@ int gpustate_audit_trusted(const struct gpu_reading *r)
 	if (!r->nvml)
 		return 1;
 	if (r->active_processes >= 0)
-		return r->active_processes <= 1;
-	return r->processes <= 1;
+		return r->active_processes <= own_count(r);
+	return r->processes <= own_count(r);
 }
 
 static const char *condition_name(enum gpu_condition c)
@@ -106,6 +112,7 @@ json_t *gpustate_event(const struct gpu_reading *r, enum gpu_condition c,
 	json_object_set_new(ev, "processes", json_integer(r->processes));
 	json_object_set_new(ev, "active_processes",
 			    json_integer(r->active_processes));
+	json_object_set_new(ev, "own_processes", json_integer(own_count(r)));
 	if (r->have_reasons) {
 		char names[256];
 		gpustate_reason_names(r->reasons, names, sizeof(names));
@@ -137,6 +144,7 @@ void gpustate_from_json(const json_t *o, struct gpu_reading *r)
 	snprintf(r->error, sizeof(r->error), "%s", e ? e : "");
 	r->processes = (int)field(o, "processes", -1);
 	r->active_processes = (int)field(o, "active_processes", -1);
+	r->own_processes = (int)field(o, "own_processes", 1);
 	r->have_reasons = json_is_integer(json_object_get(o, "clock_reasons"));
 	r->reasons = (unsigned long long)field(o, "clock_reasons", 0);
 	r->sm_clock_mhz = (unsigned)field(o, "sm_clock_mhz", 0);

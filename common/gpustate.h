@@ -20,11 +20,15 @@
  *
  * What counts as busy. A step runs in a pid namespace (the sandbox), so the
  * host pids NVML reports cannot be matched with ours: the rules reason about
- * counts. `processes` (with a CUDA context on the GPU) is not enough alone:
+ * counts. A step is one process, or two (the judge and the student's
+ * process, harness.h): `own_processes` says which, and every rule below
+ * counts that many as ours. `processes` (with a CUDA context on the GPU) is
+ * not enough alone:
  * other cudalab runs waiting for the GPU lock (gpulock.h) hold idle
  * contexts. `active_processes` (distinct pids with SM or memory activity in
  * NVML's utilization samples since the timing began) is: we were active, so
- * one is us and any more is someone else's work during our timing → busy.
+ * own_processes are us and any more is someone else's work during our
+ * timing → busy.
  * Only samples stamped 0.2 s or more after the window began count (a sample
  * covers the sampling period before its stamp, which may reach back before
  * we held the lock). When NVML has no such samples (short timings: it
@@ -76,6 +80,9 @@ struct gpu_reading {
 	unsigned long long reasons; /* clock event reason bits */
 	unsigned sm_clock_mhz;    /* 0 unknown */
 	unsigned sm_clock_max_mhz;
+	int own_processes;        /* this step's own: 1, or 2 when the judge
+				     and the student's process both run
+				     (harness.h); 0 is read as 1 */
 };
 
 enum gpu_condition { GPU_OURS, GPU_BUSY, GPU_THROTTLED };

@@ -1,16 +1,86 @@
 /*
- * harness — the runtime every lab's harness.cu is built on.
+ * harness — the runtime every lab's harness.cu is built on: a lab driver
+ * and a judge that lives outside the student's process.
  *
  * A step executable is: the student's file (kernels + launcher) + the lab's
- * harness.cu (cases, CPU reference, bytes moved) + this runtime. The runtime
- * owns the process: command line, device, events, inputs, buffers, timing.
+ * harness.cu (cases, inputs, reference, bytes moved) + this runtime. A lab
+ * does not write main's protocol: it fills a struct hx_lab and calls
+ * hx_lab_main (below), which owns the order every lab follows:
+ *
+ *   1. the cases in the order declared, the timed-size case last;
+ *   2. per case: the lab's setup makes buffers and inputs, the driver
+ *      poisons outputs (0xFF: NaN), fingerprints the read-only inputs, asks
+ *      the student's process to make the call, checks the guard zones of
+ *      every buffer, that read-only inputs are unchanged, and the lab's
+ *      check; the timed case's launches are recorded and reported;
+ *   3. timing only when every case passed (a wrong kernel's speed means
+ *      nothing), with the timed case's buffers: the lab's timing hook or,
+ *      without one, the timed case's own call, reported as "student";
+ *   4. after timing, the timed case again with fresh inputs in the very
+ *      buffers the timed calls used (stale output from a launcher that
+ *      skipped or cached work shows here);
+ *   5. harness_end.
+ * Like nvbench's state.exec: the lab says what one case is, the driver
+ * owns the loop and every guarantee, written once.
+ *
+ * Two processes. hx_lab_main, before any CUDA call, makes a socketpair and
+ * forks. The parent is the JUDGE: it owns the result channel, the GPU lock
+ * descriptor, NVML, every buffer (cudaMalloc, guard zones), the inputs, the
+ * checks, the timing loop and every event. The child is the STUDENT'S
+ * PROCESS: it closes every descriptor but 0, 1, 2 and its socket, dies with
+ * its parent (PR_SET_PDEATHSIG), makes its CUDA context only when the judge
+ * holds the GPU lock, maps the judge's buffers through CUDA IPC
+ * and, on request only, runs one of the lab's student calls (which calls
+ * the launcher) and replies. The judge is not dumpable (PR_SET_DUMPABLE 0),
+ * so the child can neither ptrace it nor read /proc/PPID/mem or its fds.
+ * Whatever student code does to its own process (global constructors,
+ * functions defined under a library's name, walking from stdout to libc,
+ * forging FILE descriptors, writing into its callers' stack frames, raw
+ * system calls) happens in a process that holds no result channel and
+ * writes no event. A child that dies, exits, hangs past the time limit or
+ * answers garbage is a crash of the step, named as such by the judge.
+ * Correctness-only runs (--profile, --no-timing: the ones under ncu and
+ * compute-sanitizer) are staged: the student's process copies the shared
+ * allocations into allocations of its own, calls the launcher on those and
+ * copies them back, so the tools see plain memory of that process.
+ * --in-process (by hand only; the grader passes it only when its
+ * environment says CUDALAB_JUDGE=in-process, the documented fallback for a
+ * machine without CUDA IPC) runs both sides in one process, without fork,
+ * for debuggers.
+ *
+ * What the judge still trusts from the student's process, and why:
+ *   - the per-call times it measures with CUDA events in its own context
+ *     (events of another process cannot time its work). They are bounded:
+ *     the judge's own clock around every timed call (the child ends each
+ *     call with a device-wide synchronization before replying), less the
+ *     cost of an empty round trip measured the same way, must not be far
+ *     above the claimed time (else "timing not trusted",
+ *     naming both figures; this is also the old off-stream audit: work the
+ *     events did not see shows on the judge's clock; HX_CLOCK_SLACK_US
+ *     below); and the grader's
+ *     physics bound (no step beats the measured copy bandwidth for the
+ *     bytes it must move, verdict.c) caps what the claimed times can say.
+ *   - its launch records (grid, block, kernels launched): the recorder
+ *     runs where the launches happen. A forged record can only claim a
+ *     shape or name a kernel of the student's own PTX; outputs, guards and
+ *     times are judged without it.
+ *   - that it ran the request it was asked to: it does not matter, only
+ *     the outputs the judge reads back through its own mappings do.
+ * Skipping or caching work cannot pay: before every timed call the judge
+ * makes new inputs on the GPU in its own context (the lab's perturb hook,
+ * keyed by a value from getrandom that the child never sees before the
+ * call), and after every timed call it checks a random sample of the
+ * outputs (the lab's spot hook); a wrong sample fails the step naming the
+ * call. Labs without the hooks are timed on unchanging inputs and only the
+ * after-timing check guards them (named in their README).
  *
  * Command line (the grader passes these; all optional when run by hand):
  *   --result-fd N   write events to fd N (default: stdout). The student's
  *                   stdout/stderr are never parsed.
  *   --seed S        seed of every random input (default: fresh, from the
  *                   clock); printed in every case event, so a failure can be
- *                   replayed with --seed S --case NAME.
+ *                   replayed with --seed S --case NAME. (Timed calls' inputs
+ *                   are keyed by getrandom, not by the seed.)
  *   --case NAME     run only the correctness case called NAME.
  *   --bench         longer measurement: a tighter stopping rule, several
  *                   rounds.
@@ -19,25 +89,33 @@
  *                   override the rest of the timing plan.
  *   --gpu-lock-fd N an open descriptor of this GPU's lock file (the grader
  *                   opens it: the sandbox has no path to it; gpulock.h).
- *                   All GPU work of the process holds it shared, timing
+ *                   All GPU work of the judge holds it shared, timing
  *                   exclusive. Without it (a run by hand) nothing is locked.
+ *                   The student's process never holds it.
  *   --step ID       the step id to put in events.
  *   --no-timing     correctness only.
  *   --extra-size S  one more correctness case of size S (repeatable, at most
  *                   16): the instructor's hidden cases. "N" for 1-D labs,
  *                   "RxC" for 2-D ones; the harness rejects what it cannot
- *                   read.
+ *                   read. --extra-size-file F: the same, one a line, read
+ *                   and removed before student code runs.
  *   --profile       only the timed-size case, no timing: for running under
  *                   a profiler. A lab marks that case by ending its name
- *                   with "(timed size)".
+ *                   with "(timed size)" (hx_add_timed_case does).
  *   --timed-only    only the timed-size case, then timing (and the check
  *                   with fresh inputs after it): a quick measurement, e.g.
  *                   one point of a sweep.
+ *   --in-process    no second process (debugging only; see above).
  *
  * Errors: every CUDA call goes through HX_CHECK; a failure emits an "error"
  * event (kind "cuda", the call, file:line and the driver's words) and exits
- * with status 3 without "harness_end", so the grader reports a crash.
+ * with status 3 without "harness_end", so the grader reports a crash. A
+ * CUDA error in the student's call is reported the same way, with the
+ * call's description and the student's process's error text.
  * Events are documented in event.h.
+ *
+ * Programs with no student code (labs/X/vendor.cu, devprobe) use hx_init
+ * and the judge's toolkit below directly, in one process.
  */
 #ifndef CUDALAB_HARNESS_H
 #define CUDALAB_HARNESS_H
@@ -50,6 +128,280 @@
 #include "cudalab.h"
 #include "gpustate.h"
 #include "stats.h"
+
+/* ==== the lab driver ===================================================== */
+
+#define HX_MAX_BUFS 8  /* buffers of one case (and its timing) */
+#define HX_MAX_IARGS 8 /* integer scalars of one request */
+#define HX_MAX_FARGS 4 /* real scalars of one request */
+
+/*
+ * What a student call sees, in the student's process: device pointers to
+ * the buffers the request names (in the request's order, each at the
+ * buffer's data plus the request's byte offset) and the request's scalars.
+ */
+struct hx_args {
+	void *buf[HX_MAX_BUFS];
+	long long i[HX_MAX_IARGS];
+	double f[HX_MAX_FARGS];
+};
+
+/*
+ * A student call: runs ONLY in the student's process; calls the lab's
+ * launcher with a's pointers and scalars and returns (no checking, no CUDA
+ * calls of its own: the runtime checks the launch, synchronizes and, when
+ * timing, records the events around it). E.g.
+ *   static void call_saxpy(const struct hx_args *a)
+ *   { saxpy((int)a->i[0], (float)a->f[0], (const float *)a->buf[0],
+ *           (float *)a->buf[1]); }
+ */
+typedef void (*hx_student_fn)(const struct hx_args *a);
+
+/*
+ * A request: which student call (index into hx_lab.calls), which of the
+ * case's buffers (indices returned by hx_buf), at which extra byte offset
+ * from each buffer's data (0 normally; e.g. haxpy's offsets 0..7 elements;
+ * offset + the launcher's reach must stay inside the buffer's allocation,
+ * the judge refuses an offset past the buffer's end), and the scalars.
+ */
+struct hx_request {
+	int call;
+	int nbuf;
+	int buf[HX_MAX_BUFS];
+	unsigned long long buf_offset[HX_MAX_BUFS];
+	long long i[HX_MAX_IARGS];
+	double f[HX_MAX_FARGS];
+	const char *what; /* the call in words, for messages, e.g.
+			     "saxpy(n=33, alpha=-2.5)"; copied */
+};
+
+/*
+ * A case: its name (unique; "(timed size)" ends the timed case's), the
+ * elements it reports as n, and parameters the lab's hooks read (sizes,
+ * data kind, alpha, offsets: whatever the lab needs).
+ */
+struct hx_case {
+	char name[96];
+	long long n;
+	long long p[8];
+	double a[4];
+	int timed;       /* set by hx_add_timed_case */
+	int again;       /* set by the driver on the after-timing re-check */
+};
+
+/* Buffers: what the driver does with one before and after each call. */
+enum hx_role {
+	HX_IN,      /* read-only input: the lab fills it; the driver checks it
+		       is unchanged after every call (a fingerprint on the GPU) */
+	HX_OUT,     /* output: the driver fills it with 0xFF (NaN) before
+		       every call, so an unwritten element shows */
+	HX_INOUT,   /* read and written (saxpy's y): the lab fills it */
+	HX_SCRATCH, /* the launcher's to use: 0xFF before every call, its
+		       contents never checked (only its guards) */
+	HX_IN_EXACT, /* read-only input, offset 0, no guard zones, in an
+			allocation of exactly its bytes where the launcher
+			runs under compute-sanitizer (the student's process's
+			staged copy; --in-process the judge's own): a read
+			past its end leaves the allocation, where memcheck
+			sees it (prefetch's sanitizer case). The judge's
+			shared one is a 2 MiB block of its own (CUDA IPC
+			shares whole blocks). Unchanged-check as HX_IN. */
+};
+
+struct hx_plan; /* the case list being declared (opaque) */
+struct hx_run;  /* one case being run: its buffers and request (opaque) */
+
+/* Declare a case (printf-style name); returns it for its parameters. At
+ * most 600 cases; names are cut at 95 bytes. */
+struct hx_case *hx_add_case(struct hx_plan *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Declare THE timed-size case (at most one; the driver runs it last, adds
+ * " (timed size)" to its name, records its launches, times it). */
+struct hx_case *hx_add_timed_case(struct hx_plan *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Judge side, inside the setup and timing hooks: a guarded device buffer
+ * of `bytes` at `offset` bytes past a 256-byte boundary (hx_buffer_new),
+ * elements of elem_size bytes (for guard messages). Returns its index
+ * (0, 1, ... in order of creation). Buffers are freed by the driver at the
+ * end of the case into the reuse pool (hx_buffer_free), so the re-check
+ * after timing gets the very allocations the timed calls used.
+ */
+int hx_buf(struct hx_run *r, const char *name, size_t bytes, size_t offset,
+	   size_t elem_size, enum hx_role role);
+/* The judge's own view of buffer i (data: the judge's device pointer). */
+struct hx_buffer *hx_buf_get(struct hx_run *r, int i);
+/* The request the driver sends for this case (set it in setup). */
+struct hx_request *hx_run_request(struct hx_run *r);
+/* The case being run. */
+const struct hx_case *hx_run_case(const struct hx_run *r);
+/* The lab's own pointer (hx_lab.ctx). */
+void *hx_run_lab_ctx(const struct hx_run *r);
+
+/*
+ * Copy `count` elements of elem_size bytes at the given element indices of
+ * buffer i (relative to its data plus byte_offset) to host memory `out`,
+ * with one gather on the GPU: for spot checks of a huge output.
+ * count <= HX_SPOT_MAX.
+ */
+#define HX_SPOT_MAX 256
+void hx_buf_sample(struct hx_run *r, int i, unsigned long long byte_offset,
+		   size_t elem_size, const size_t *index, int count, void *out);
+
+/*
+ * count random indices in [0, n) for a spot check, drawn by the judge from
+ * getrandom when called (after the call): nothing the student's process
+ * saw (not even the inputs' key) tells which elements will be read.
+ */
+void hx_spot_indices(size_t n, size_t *index, int count);
+#define HX_SPOT_SAMPLES 64 /* a good count: 64 elements, ~30 us */
+
+/*
+ * Fill buffer i's data (plus byte_offset) with `count` floats, element k
+ * = hx_key_float(key, k, lo_exp, hi_exp), on the GPU (the judge's context).
+ * The same function runs on the host, so a check needs no host copy.
+ */
+void hx_buf_fill_floats(struct hx_run *r, int i,
+			unsigned long long byte_offset, size_t count,
+			unsigned long long key, int lo_exp, int hi_exp);
+
+/* splitmix64 of (key, k): the one mixing step of every keyed input. */
+static inline __host__ __device__ unsigned long long
+hx_key_bits(unsigned long long key, unsigned long long k)
+{
+	unsigned long long z = key + 0x9E3779B97F4A7C15ull * (k + 1);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* A float of random sign and magnitude in [2^lo_exp, 2^hi_exp) from
+ * hx_key_bits(key, k): host and device give the same bits. */
+static inline __host__ __device__ float
+hx_key_float(unsigned long long key, unsigned long long k, int lo_exp,
+	     int hi_exp)
+{
+	unsigned long long bits = hx_key_bits(key, k);
+	unsigned span = (unsigned)(hi_exp - lo_exp);
+	unsigned e = (unsigned)(127 + lo_exp +
+				(int)(((bits >> 32) * (unsigned long long)span) >>
+				      32));
+	unsigned u = ((unsigned)(bits & 1) << 31) | (e << 23) |
+		     (unsigned)((bits >> 8) & 0x7FFFFF);
+	union {
+		unsigned u;
+		float f;
+	} v;
+	v.u = u;
+	return v.f;
+}
+
+/*
+ * Time the student's request (the judge's loop; see the top and
+ * hx_time_calls for the stopping rule, rounds, NVML and the GPU lock):
+ * before each timed call lab->perturb(r, req, key) with a fresh key, then
+ * the L2 flush, then the call in the student's process timed by its events
+ * and by the judge's clock; after it lab->spot(r, req, key, m). A failing
+ * spot check, a call the judge's clock disowns, or an error ends the run
+ * (events name the call); so does a crash of the student's process.
+ * what: e.g. "saxpy" or "haxpy at offset 3". Only from the timing hook
+ * (or the driver's default timing).
+ */
+struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
+				 const char *what);
+
+/*
+ * The lab. Hooks marked (judge) run in the judge: they may use everything
+ * in this header except hx_lab_main; they never call student code (only
+ * hx_time_student and the driver send requests). Kernels a lab's harness
+ * runs in the judge outside timing (input generators, reference sums) are
+ * named hx_*: ncu's kernel filter (grader/profiler.c) skips that prefix, so
+ * a --profile run measures the student's kernels only.
+ */
+struct hx_lab {
+	/* the student calls, by index (hx_request.call) */
+	const hx_student_fn *calls;
+	int ncalls;
+	void *ctx; /* handed to the hooks through hx_run_lab_ctx */
+
+	/* (judge) declare the cases with hx_add_case / hx_add_timed_case;
+	 * read hx_opts()->extra_sizes for the hidden ones. May hx_die (e.g.
+	 * a launcher the step's file does not define). */
+	void (*cases)(struct hx_plan *p);
+
+	/* (judge) make the case's buffers (hx_buf), fill its inputs, set its
+	 * request (hx_run_request). c->again is set on the after-timing
+	 * re-check: then make fresh inputs (its name differs from the timed
+	 * case's, so the case's random stream does too). */
+	void (*setup)(struct hx_run *r, const struct hx_case *c);
+
+	/* (judge) after the call: compare outputs with the reference, count
+	 * mismatches in m (hx_mismatch), explain a failure in msg (students'
+	 * terms). Guards and read-only inputs are the driver's. */
+	void (*check)(struct hx_run *r, const struct hx_case *c,
+		      struct hx_mismatches *m, char *msg, size_t msglen);
+
+	/* (judge) the bytes one call of the timed case must move (reads +
+	 * writes, each once): the GB/s of the default timing. */
+	double (*bytes)(const struct hx_case *c);
+
+	/* (judge, optional) before timed call `key`: make the request's
+	 * inputs new, on the GPU (hx_buf_fill_floats or a kernel of the
+	 * lab's own named hx_*). NULL: inputs stay as they are. */
+	void (*perturb)(struct hx_run *r, const struct hx_request *req,
+			unsigned long long key);
+
+	/* (judge, optional) after timed call `key`: check a random sample of
+	 * the outputs (indices from hx_spot_indices, values through
+	 * hx_buf_sample) against what perturb's inputs for `key` give;
+	 * count checked elements in m->checked and mismatches in m. */
+	void (*spot)(struct hx_run *r, const struct hx_request *req,
+		     unsigned long long key, struct hx_mismatches *m);
+
+	/* (judge, optional) the timing plan, called once when every case
+	 * passed and timing is on, with the timed case's run: time with
+	 * hx_time_student (the student) and hx_time_calls (the lab's own
+	 * baseline kernels, run by the judge), hold hx_gpu_exclusive_begin/
+	 * end around side-by-side timings, report with hx_timing_report*;
+	 * more buffers may be made with hx_buf. Returns 1, or 0 to fail the
+	 * step (after emitting why). NULL: hx_time_student on the timed
+	 * case's request, reported as "student" with bytes(c). */
+	int (*timing)(struct hx_run *r, const struct hx_case *c);
+
+	/* (judge, optional) the re-check after timing: fill `again` (a copy
+	 * of the timed case, again=1, name ending "(after timing, fresh
+	 * inputs)") differently, e.g. another offset. */
+	void (*recheck)(const struct hx_case *timed, struct hx_case *again);
+};
+
+/*
+ * The whole step: options, the student's process, the protocol above;
+ * returns main's exit status (0 all passed, 1 a case failed; errors exit 3
+ * from inside). Call it from main and return its value:
+ *   int main(int argc, char **argv) { return hx_lab_main(argc, argv, &lab); }
+ */
+int hx_lab_main(int argc, char **argv, const struct hx_lab *lab);
+
+/*
+ * The judge's clock bound on claimed times. For every timed call the judge
+ * has its own clock from request to reply (host) and the child's claim
+ * (events); host - claim is the round trip's overhead, plus whatever the
+ * claim left out. The same is measured on empty calls (no student code).
+ * The smallest overhead over a round's calls, less the smallest over the
+ * empty calls, is the gap: work the claim did not count (a lie, or work on
+ * another stream or after the events). Minimums, so that a busy CPU that
+ * delays some replies cannot accuse honest code. The gap must not exceed
+ * HX_CLOCK_SLACK_US + HX_CLOCK_FRACTION x the claimed median, else the
+ * "integrity" event (check "judge_clock") fails the step naming both
+ * figures. The slack covers the jitter of two processes' round trips; the
+ * fraction, clock granularity on long calls. Set from the H100 pilot's
+ * honest gaps (GPU-RESULTS.md); the event carries gap_us and null_us.
+ */
+#define HX_CLOCK_FRACTION 0.05
+#define HX_CLOCK_SLACK_US 20.0
+
+/* ==== the judge's toolkit (also for programs with no student code) ===== */
 
 /* ---- process, options, device ---------------------------------------- */
 
@@ -76,7 +428,9 @@ struct hx_options {
 int hx_extra_size_1d(int i, long max);
 void hx_extra_size_2d(int i, long max, int *rows, int *cols);
 
-/* Parse the command line, open the result channel, select device 0. */
+/* Parse the command line, open the result channel, select device 0: one
+ * process, for programs with no student code (hx_lab_main does this for a
+ * lab, in the judge, after starting the student's process). */
 void hx_init(int argc, char **argv);
 const struct hx_options *hx_opts(void);
 const cudaDeviceProp *hx_device(void);
@@ -243,7 +597,9 @@ int hx_launches_end(struct hx_launch *out, int max);
 int hx_launch_report(const struct hx_launch *l, int count, double elements);
 
 /*
- * Call student code once and check it: fn(ctx), then hx_check_call(what).
+ * In-process only (not for labs, whose student code runs in the student's
+ * process through hx_lab_main):
+ * call code once and check it: fn(ctx), then hx_check_call(what).
  * When record_elements > 0 the call's launches are recorded and reported
  * (hx_launch_report) as processing that many elements: do that for the
  * timed size, which is where launch shape is judged.
@@ -286,7 +642,9 @@ struct hx_timing {
 };
 
 /*
- * Time fn(ctx) with CUDA events on the default stream, holding the GPU lock
+ * Time fn(ctx) IN THIS PROCESS (the judge's baseline kernels, a vendor
+ * library, the copy ceiling: never student code, which hx_time_student
+ * times) with CUDA events on the default stream, holding the GPU lock
  * exclusive (hx_gpu_exclusive_begin): `warmup` untimed calls, then `rounds`
  * rounds, each of batches of calls until the stopping rule says the median
  * is known well enough (or exactly --reps calls); each call is preceded by a

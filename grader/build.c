@@ -40,7 +40,8 @@ static void lab_flags(const struct build_env *env,
 /* The runtime objects every step and vendor program links. */
 struct runtime_objects {
 	char rt[PATH_MAX * 2], stats[PATH_MAX * 2], event[PATH_MAX * 2],
-		gpulock[PATH_MAX * 2], gpustate[PATH_MAX * 2], lab[PATH_MAX * 2];
+		gpulock[PATH_MAX * 2], gpustate[PATH_MAX * 2], lab[PATH_MAX * 2],
+		driver[PATH_MAX * 2];
 };
 
 static void runtime_objects(const char *objdir, struct runtime_objects *o)
@@ -51,6 +52,7 @@ static void runtime_objects(const char *objdir, struct runtime_objects *o)
 	snprintf(o->gpulock, sizeof(o->gpulock), "%s/gpulock.o", objdir);
 	snprintf(o->gpustate, sizeof(o->gpustate), "%s/gpustate.o", objdir);
 	snprintf(o->lab, sizeof(o->lab), "%s/lab_harness.o", objdir);
+	snprintf(o->driver, sizeof(o->driver), "%s/labdriver.o", objdir);
 }
 
 static int exists(const char *path)
@@ -139,7 +141,8 @@ static void hash_harness(struct content_hash *h, const struct build_env *env,
 	static const char *const common[] = {
 		"cudalab.h", "harness.h", "harness.cu", "stats.h",
 		"stats.c",   "event.h",   "event.c",	"gpulock.h",
-		"gpulock.c", "gpustate.h", "gpustate.c", "timed_size.h", NULL};
+		"gpulock.c", "gpustate.h", "gpustate.c", "timed_size.h",
+		"harness_private.h", "labdriver.cu", NULL};
 	char path[PATH_MAX];
 	hash_str(h, env->nvcc_version);
 	hash_str(h, env->arch);
@@ -270,6 +273,7 @@ static int build_harness_objects(const struct build_env *env,
 		const char *obj;
 	} parts[] = {
 		{"common/harness.cu", "harness_rt.o"},
+		{"common/labdriver.cu", "labdriver.o"},
 		{"common/stats.c", "stats.o"},
 		{"common/event.c", "event.o"},
 		{"common/gpulock.c", "gpulock.o"},
@@ -449,7 +453,8 @@ static int harness_names_read(const struct build_env *env,
 	if (objcheck_symbols(ro->lab, 1, &h->launchers, &h->nlaunchers, err,
 			     errlen) < 0)
 		return -1;
-	const char *objs[] = {ro->lab, ro->rt, ro->stats, ro->event};
+	const char *objs[] = {ro->lab, ro->rt, ro->driver, ro->stats,
+			      ro->event};
 	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
 		if (objcheck_symbols(objs[i], 0, &h->symbols, &h->nsymbols,
 				     err, errlen) < 0)
@@ -1115,7 +1120,7 @@ static int link_step(struct compile_batch *cb, size_t i, char *missing,
 	const struct runtime_objects *ro = &cb->ro;
 	const char *argv[] = {
 		env->nvcc, cb->fl.arch, "-o", exe_tmp, j->obj, ro->lab, ro->rt,
-		ro->stats, ro->event, ro->gpulock, ro->gpustate,
+		ro->driver, ro->stats, ro->event, ro->gpulock, ro->gpustate,
 		"-Xlinker=--wrap=__cudaLaunchKernel",
 		"-Xlinker=--wrap=cudaLaunchKernel",
 		"-Xlinker=--wrap=cudaLaunchKernelExC",

@@ -205,6 +205,15 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 		strvec_pushl(&argv, "--timed-only", "--bench", NULL);
 	else if (o->bench)
 		strvec_push(&argv, "--bench");
+	/* The judge runs the launcher in a process of its own (common/
+	 * harness.h). CUDALAB_JUDGE=in-process in the grader's environment
+	 * is the fallback to the old single process, for a machine where the
+	 * two-process judge cannot run (CUDA IPC refused): it re-opens the
+	 * attacks the judge closes, so it is never the default and nothing
+	 * but that variable turns it on. */
+	const char *judge = getenv("CUDALAB_JUDGE");
+	if (judge && !strcmp(judge, "in-process"))
+		strvec_push(&argv, "--in-process");
 	/* The step's own folder: its working directory in the box (the only
 	 * place it may write), and where the hidden sizes wait for the
 	 * harness (never on the command line, which `ps` shows to anyone). */

@@ -658,6 +658,15 @@ static int run_tool_locked(struct sandbox *sb, const char *box_parent,
 	return rc;
 }
 
+/* "--in-process" when the grader's CUDALAB_JUDGE asks for the old single
+ * process (grade.c, run_executable, says why), else NULL: the end of the
+ * step's argv either way. */
+static const char *judge_flag(void)
+{
+	const char *j = getenv("CUDALAB_JUDGE");
+	return j && !strcmp(j, "in-process") ? "--in-process" : NULL;
+}
+
 void sanitizer_run(struct sandbox *sb, const char *box_parent,
 		   const char *tool, const char *exe, const char *case_name,
 		   const char *gpu_uuid, double time_limit_s,
@@ -672,7 +681,7 @@ void sanitizer_run(struct sandbox *sb, const char *box_parent,
 			       "--target-processes", "all", "--log-file",
 			       NULL /* the report */, NULL};
 	const char *sargv[] = {exe, "--case", case_name, "--no-timing",
-			       "--result-fd", "3", NULL};
+			       "--result-fd", "3", judge_flag(), NULL};
 	struct child c = CHILD_INIT;
 	c.result_fd = 3;
 	c.out_limit = 64 * 1024;
@@ -727,19 +736,25 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 	const char *ncu = getenv("CUDALAB_NCU");
 	if (!ncu || !*ncu)
 		ncu = "ncu";
+	/* the step is two processes (the judge and the student's process,
+	 * common/harness.h): every process is profiled (ncu's default, said
+	 * here so that no configuration changes it), and the judge's own
+	 * kernels, all named hx_*, are left out by name */
 	const char *targv[] = {ncu, "--clock-control", "none", "--csv",
+			       "--target-processes", "all",
 			       "--metrics", strbuf_str(&metrics),
 			       "--kernel-name-base", "function", "--kernel-name",
 			       "regex:^(?!hx_)", "--log-file",
 			       NULL /* the report */, NULL};
-	const char *sargv[] = {exe, "--profile", "--result-fd", "3", NULL};
+	const char *sargv[] = {exe, "--profile", "--result-fd", "3",
+			       judge_flag(), NULL};
 	struct child c = CHILD_INIT;
 	c.result_fd = 3;
 	c.out_limit = 64 * 1024;
 	struct strbuf report = STRBUF_INIT;
 	char how[160], why[256] = "";
 	const char *text = "";
-	if (run_tool_on_step(sb, box_parent, targv, 11, "ncu.csv", sargv,
+	if (run_tool_on_step(sb, box_parent, targv, 13, "ncu.csv", sargv,
 			     gpu_uuid, 1, time_limit_s, &c, &report, 8 << 20,
 			     why, sizeof(why)) < 0) {
 		if (!c.error[0])

@@ -1329,6 +1329,65 @@ def dashboard_bad_input(t):
              "screen", rc == 0 and "PASS: 5 passed" in out, out + err)
 
 
+def judge_without_gpu(t, state):
+    """The step program is two processes (common/harness.h): without a GPU
+    the judge reports one no_device error and exits 3, and the student's
+    process it forked before any CUDA call does not outlive it (it dies
+    with its parent); --in-process gives the same answer in one process.
+    With strace on the machine, also: a socketpair, a fork, the child's
+    PR_SET_PDEATHSIG and descriptors closed, the judge not dumpable."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    rc, events, _ = hu.grade(["test", "saxpy", "--step", "v1", "--src",
+                              os.path.join(hu.ROOT, "solutions", "saxpy"),
+                              "--build-only"], env=env)
+    exes = [x.get("exe") for x in events if x.get("event") == "compile"
+            and x.get("step") == "v1" and x.get("exe")]
+    if not exes:
+        t.record("cli: the judge without a GPU: the step builds", False,
+                 "rc=%d %s" % (rc, events[-3:]))
+        return
+    exe = os.path.realpath(exes[-1])
+    nodev = {"CUDA_VISIBLE_DEVICES": ""}
+
+    def leftovers():
+        left = []
+        for pid in os.listdir("/proc"):
+            try:
+                if os.path.realpath("/proc/%s/exe" % pid) == exe:
+                    left.append(pid)
+            except OSError:
+                pass
+        return left
+
+    for extra in ([], ["--in-process"]):
+        rc, out, err = hu.run([exe, "--result-fd", "1"] + extra, env=nodev,
+                              timeout=60)
+        evs = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+        time.sleep(0.5)
+        left = leftovers()
+        t.record("cli: the judge without a GPU%s: one no_device error, exit "
+                 "3, no process of the step left" % (
+                     " (--in-process)" if extra else ""),
+                 rc == 3 and [e.get("kind") for e in evs] == ["no_device"]
+                 and not left,
+                 "rc=%d events=%s left=%s %s" % (rc, evs, left, err[-300:]))
+    strace = shutil.which("strace")
+    if not strace:
+        return
+    log = os.path.join(state, "judge.strace")
+    hu.run([strace, "-f", "-o", log, "-e",
+            "trace=socketpair,clone,clone3,fork,prctl,close_range",
+            exe, "--result-fd", "1"], env=nodev, timeout=60)
+    text = open(log).read() if os.path.exists(log) else ""
+    t.record("cli: the judge forks its student's process before CUDA: "
+             "socketpair, PR_SET_DUMPABLE 0 in the judge, PR_SET_PDEATHSIG "
+             "and descriptors closed in the child",
+             "socketpair(AF_UNIX, SOCK_SEQPACKET" in text
+             and "PR_SET_DUMPABLE" in text and "PR_SET_PDEATHSIG" in text
+             and ("close_range(4" in text or "close(4)" in text),
+             text[-1500:])
+
+
 def gpu_parts_bad_input(t):
     """tests/gpu_parts.py (the GPU suite a part at a time) lists the parts
     of test_gpu.PARTS and refuses a part it does not know, naming it,
@@ -1361,6 +1420,7 @@ def run(t):
         results_files(t, state)
         compile_errors_without_gpu(t, state)
         rejected_without_gpu(t, state)
+        judge_without_gpu(t, state)
         forged_compiler_facts(t, state)
         harmless_code_builds(t, state)
         compile_error_fixtures_without_gpu(t, state)

@@ -83,10 +83,43 @@ TIMING_BARS = ("pct_of_reference", "pct_of_reference_worst",
                "speedup_vs_baseline")
 
 
+def judge_clock_honest(t, lab, events, whose):
+    """Honest code's timings pass the judge's clock (common/labdriver.cu):
+    every timing of every step has its judge_clock check, ok, with the
+    claimed and the seen time apart by no more than the clock's zero plus
+    its slack; and the GPU was the step's two processes' alone (NVML: two
+    processes of ours, the judge and the student's)."""
+    clocks = [e for e in events if e.get("event") == "integrity"
+              and e.get("check") == "judge_clock"]
+    timed = sorted({e.get("step") for e in events
+                    if e.get("event") == "timing" and e.get("who") == "student"})
+    for step in timed:
+        mine = [e for e in clocks if e.get("step") == step]
+        worst = max((e.get("gap_us") or 0 for e in mine), default=None)
+        t.record("gpu: %s %s of %s: every timing within the judge's clock "
+                 "(%d, largest gap %s us)" % (lab, whose, step, len(mine),
+                                              worst if worst is None
+                                              else "%.1f" % worst),
+                 mine and all(e.get("ok") for e in mine),
+                 str([(e.get("gap_us"), e.get("null_us"), e.get("message"))
+                      for e in mine])[:1500])
+        states = [e for e in events if e.get("event") == "gpu_state"
+                  and e.get("step") == step]
+        t.record("gpu: %s %s of %s: the GPU was the judge's and the "
+                 "student's process's (gpu_state ours, own=2)"
+                 % (lab, whose, step),
+                 states and all(e.get("condition") == "ours"
+                                and e.get("own_processes") == 2
+                                for e in states),
+                 str(states)[:800])
+
+
 def bars_clear(t, lab, events, whose, above):
     """Every timing check of every step in events is at least
     BAR_CLEARANCE from its bar: above it (a step's own reference) or, for
-    the previous step's reference, either well below or well above."""
+    the previous step's reference, either well below or well above. The
+    same honest events must pass the judge's clock."""
+    judge_clock_honest(t, lab, events, whose)
     for c in (e for e in events if e.get("event") == "check"
               and e.get("metric") in TIMING_BARS):
         x, bar = c.get("measured"), c.get("required")

@@ -1,4 +1,5 @@
-// The reduction lab's harness.
+// The reduction lab's harness: cases, inputs, reference and bytes moved,
+// declared for the runtime's lab driver (common/harness.h).
 //
 // Floating-point sums depend on the order of the additions, so the check
 // depends on the data:
@@ -8,8 +9,10 @@
 // - real-valued data (mixed signs; magnitudes 2^-20..2^20) is compared with
 //   a long double sum within (ceil(log2 n) + 1024) * eps_f32 * sum|x|, the
 //   error bound of any tree over per-thread chains of up to 1024 elements.
-// *out and scratch are poisoned (NaN) before every call: a result left by a
-// previous call can never pass.
+// *out and scratch are poisoned (NaN) by the driver before every call: a
+// result left by a previous call can never pass. Every timed call gets new
+// small integers, made and summed exactly on the GPU by the judge, and its
+// *out is compared with that sum.
 #include "harness.h"
 #include "reduce.h"
 
@@ -22,18 +25,15 @@
 enum data_kind { ONES, SMALL_INTS, MIXED, WIDE };
 static const char *const kind_names[] = {"ones", "small integers",
 					 "mixed signs", "large range"};
+enum { BUF_IN, BUF_SCRATCH, BUF_OUT };
 
-struct reduce_call {
-	const float *in;
-	float *scratch, *out;
-	int n;
-};
-
-static void call_student(void *ctx)
+static void call_reduce(const struct hx_args *a)
 {
-	struct reduce_call *c = (struct reduce_call *)ctx;
-	reduce(c->in, c->scratch, c->out, c->n);
+	reduce((const float *)a->buf[0], (float *)a->buf[1], (float *)a->buf[2],
+	       (int)a->i[0]);
 }
+
+static const hx_student_fn calls[] = {call_reduce};
 
 static float value(const struct hx_rng *r, enum data_kind kind, size_t i)
 {
@@ -65,149 +65,155 @@ static void gen_range(void *ctx, size_t b, size_t e)
 		g->v[i] = value(g->rng, g->kind, i);
 }
 
-static int run_case(const char *name, int n, enum data_kind kind, int record,
-		    struct hx_buffer *keep_in, struct hx_buffer *keep_scratch,
-		    struct hx_buffer *keep_out)
+static void cases(struct hx_plan *p)
 {
-	size_t bytes = (size_t)n * sizeof(float);
+	static const int sizes[] = {1, 2, 31, 32, 33, 1023, 1024, 1025, 999983};
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (int k = 0; k < 4; k++) {
+			struct hx_case *c = hx_add_case(p, "n=%d %s", sizes[s],
+							kind_names[k]);
+			c->n = sizes[s];
+			c->p[0] = k;
+		}
+	for (int i = 0; i < hx_opts()->n_extra_sizes; i++) {
+		int n = hx_extra_size_1d(i, 1 << 28);
+		struct hx_case *c = hx_add_case(p, "n=%d mixed signs (extra)", n);
+		c->n = n;
+		c->p[0] = MIXED;
+	}
+	int n_timed = (int)hx_timed_elements(HX_TIMED_MIN, sizeof(float),
+					     2 * sizeof(float)) /* in, scratch */;
+	struct hx_case *c = hx_add_timed_case(p, "n=%d small integers", n_timed);
+	c->n = n_timed;
+	c->p[0] = SMALL_INTS;
+}
+
+/* The exact sum of the case being run (setup makes it, check reads it:
+ * the driver runs them in turn for one case). */
+static struct {
+	long double exact, magnitude;
+} current;
+
+static void setup(struct hx_run *r, const struct hx_case *c)
+{
+	size_t n = (size_t)c->n, bytes = n * sizeof(float);
 	float *h = (float *)malloc(bytes);
 	if (!h)
-		hx_die("harness", "out of host memory for n=%d", n);
-	struct hx_rng rng = hx_rng_for(name);
-	struct gen_job g = {&rng, kind, h};
-	hx_parallel_for((size_t)n, gen_range, &g);
-	long double exact = 0, magnitude = 0;
-	for (int i = 0; i < n; i++) {
-		exact += h[i];
-		magnitude += fabsl((long double)h[i]);
+		hx_die("harness", "out of host memory for n=%zu", n);
+	struct hx_rng rng = hx_rng_for(c->name);
+	struct gen_job g = {&rng, (enum data_kind)c->p[0], h};
+	hx_parallel_for(n, gen_range, &g);
+	current.exact = current.magnitude = 0;
+	for (size_t i = 0; i < n; i++) {
+		current.exact += h[i];
+		current.magnitude += fabsl((long double)h[i]);
 	}
-	struct hx_buffer din = hx_buffer_new("in", bytes, 0);
-	struct hx_buffer dscratch = hx_buffer_new("scratch", bytes, 0);
-	struct hx_buffer dout = hx_buffer_new("out", sizeof(float), 0);
-	hx_buffer_upload(&din, h);
-	hx_buffer_poison(&dscratch);
-	hx_buffer_poison(&dout);
+	int in = hx_buf(r, "in", bytes, 0, sizeof(float), HX_IN);
+	int scratch = hx_buf(r, "scratch", bytes, 0, sizeof(float), HX_SCRATCH);
+	int out = hx_buf(r, "out", sizeof(float), 0, sizeof(float), HX_OUT);
+	hx_buffer_upload(hx_buf_get(r, in), h);
+	free(h);
+	static char what[64];
+	snprintf(what, sizeof(what), "reduce(n=%lld)", c->n);
+	struct hx_request *q = hx_run_request(r);
+	q->call = 0;
+	q->nbuf = 3;
+	q->buf[0] = in;
+	q->buf[1] = scratch;
+	q->buf[2] = out;
+	q->i[0] = c->n;
+	q->what = what;
+}
 
-	char what[96];
-	snprintf(what, sizeof(what), "reduce(n=%d)", n);
-	struct reduce_call call = {(const float *)din.data,
-				   (float *)dscratch.data, (float *)dout.data,
-				   n};
-	hx_call(call_student, &call, what, record ? (double)n : 0);
-
+static void check(struct hx_run *r, const struct hx_case *c,
+		  struct hx_mismatches *m, char *msg, size_t msglen)
+{
+	enum data_kind kind = (enum data_kind)c->p[0];
 	float got;
-	hx_buffer_download(&dout, &got);
+	hx_buffer_download(hx_buf_get(r, BUF_OUT), &got);
 	int exact_data = kind == ONES || kind == SMALL_INTS;
 	double tol = exact_data ? 0
-				: (ceil(log2((double)n)) + 1024) * FLT_EPSILON *
-					  (double)magnitude;
-	struct hx_mismatches m;
-	hx_mismatches_init(&m);
-	m.checked = 1;
+				: (ceil(log2((double)c->n)) + 1024) * FLT_EPSILON *
+					  (double)current.magnitude;
+	m->checked = 1;
 	uint32_t bits;
 	memcpy(&bits, &got, sizeof(bits));
-	if (isnan(got) || fabs((double)got - (double)exact) > tol) {
-		char e[48], gs[48], note[160];
-		snprintf(e, sizeof(e), "%.9Lg", exact);
-		snprintf(gs, sizeof(gs), "%.9g", got);
-		snprintf(note, sizeof(note), "%s; tolerance %.3g%s",
-			 kind_names[kind], tol,
-			 bits == 0xFFFFFFFFu ? "; *out was never written" : "");
-		hx_mismatch(&m, 0, e, gs, note);
-	}
-	hx_buffer_download(&din, h);
-	int changed = 0;
-	for (int i = 0; i < n && !changed; i++)
-		changed = h[i] != value(&rng, kind, (size_t)i);
-	char msg[256] = "";
-	if (m.count)
-		snprintf(msg, sizeof(msg), "the sum of %d %s is wrong%s", n,
-			 kind_names[kind],
-			 bits == 0xFFFFFFFFu ? ": *out was never written" : "");
-	if (changed) {
-		size_t len = strlen(msg);
-		snprintf(msg + len, sizeof(msg) - len,
-			 "%sthe input was changed, but it is read-only",
-			 len ? "; " : "");
-		if (!m.count)
-			hx_mismatch(&m, 0, "in unchanged", "in modified", NULL);
-	}
-	int ok = hx_case_end(name, (size_t)n, &m, msg);
-	ok &= hx_buffer_check_guards(&dout, sizeof(float));
-	ok &= hx_buffer_check_guards(&dscratch, sizeof(float));
-	ok &= hx_buffer_check_guards(&din, sizeof(float));
-	free(h);
-	if (keep_in) {
-		*keep_in = din;
-		*keep_scratch = dscratch;
-		*keep_out = dout;
-	} else {
-		hx_buffer_free(&din);
-		hx_buffer_free(&dscratch);
-		hx_buffer_free(&dout);
-	}
-	return ok;
+	if (!isnan(got) && fabs((double)got - (double)current.exact) <= tol)
+		return;
+	char e[48], gs[48], note[160];
+	snprintf(e, sizeof(e), "%.9Lg", current.exact);
+	snprintf(gs, sizeof(gs), "%.9g", got);
+	snprintf(note, sizeof(note), "%s; tolerance %.3g%s", kind_names[kind],
+		 tol, bits == 0xFFFFFFFFu ? "; *out was never written" : "");
+	hx_mismatch(m, 0, e, gs, note);
+	snprintf(msg, msglen, "the sum of %lld %s is wrong%s", c->n,
+		 kind_names[kind],
+		 bits == 0xFFFFFFFFu ? ": *out was never written" : "");
 }
+
+static double bytes(const struct hx_case *c)
+{
+	return (double)sizeof(float) * (double)c->n;
+}
+
+/* ---- timed calls: new small integers and their exact sum, on the GPU -- */
+
+__global__ void hx_red_fill(float *v, size_t n, unsigned long long key,
+			    long long *sum)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	long long mine = 0;
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += stride) {
+		int x = (int)(hx_key_bits(key, i) % 17) - 8;
+		v[i] = (float)x;
+		mine += x;
+	}
+	for (int d = 16; d > 0; d /= 2)
+		mine += __shfl_down_sync(0xFFFFFFFFu, mine, d);
+	if ((threadIdx.x & 31) == 0)
+		atomicAdd((unsigned long long *)sum, (unsigned long long)mine);
+}
+
+static long long *d_sum;
+static long long timed_sum;
+
+static void perturb(struct hx_run *r, const struct hx_request *q,
+		    unsigned long long key)
+{
+	if (!d_sum)
+		HX_CHECK(cudaMalloc((void **)&d_sum, sizeof(*d_sum)));
+	HX_CHECK(cudaMemset(d_sum, 0, sizeof(*d_sum)));
+	struct hx_buffer *in = hx_buf_get(r, q->buf[0]);
+	hx_red_fill<<<4 * hx_device()->multiProcessorCount, 256>>>(
+		(float *)in->data, (size_t)q->i[0], key, d_sum);
+	HX_CHECK(cudaGetLastError());
+	HX_CHECK(cudaMemcpy(&timed_sum, d_sum, sizeof(timed_sum),
+			    cudaMemcpyDeviceToHost));
+	/* *out poisoned: a call that does not write it cannot pass */
+	hx_buffer_poison(hx_buf_get(r, q->buf[2]));
+}
+
+static void spot(struct hx_run *r, const struct hx_request *q,
+		 unsigned long long key, struct hx_mismatches *m)
+{
+	(void)key;
+	float got;
+	hx_buffer_download(hx_buf_get(r, q->buf[2]), &got);
+	m->checked = 1;
+	if (got == (float)timed_sum)
+		return;
+	char e[32], gs[32];
+	snprintf(e, sizeof(e), "%lld", timed_sum);
+	snprintf(gs, sizeof(gs), "%.9g", got);
+	hx_mismatch(m, 0, e, gs, isnan(got) ? "*out was never written" : NULL);
+}
+
+static const struct hx_lab lab = {
+	calls, 1, NULL, cases, setup, check, bytes, perturb, spot, NULL, NULL,
+};
 
 int main(int argc, char **argv)
 {
-	hx_init(argc, argv);
-	static const int sizes[] = {1, 2, 31, 32, 33, 1023, 1024, 1025, 999983};
-	int ns = (int)(sizeof(sizes) / sizeof(sizes[0]));
-	int n_timed = (int)hx_timed_elements(HX_TIMED_MIN, sizeof(float),
-						2 * sizeof(float)) /* in, scratch */;
-	int nx = hx_opts()->n_extra_sizes;
-	int total = ns * 4 + nx + 1, done = 0, all_ok = 1;
-	struct hx_buffer tin = {}, tscratch = {}, tout = {};
-	for (int s = 0; s < ns; s++)
-		for (int k = 0; k < 4; k++) {
-			char name[64];
-			snprintf(name, sizeof(name), "n=%d %s", sizes[s],
-				 kind_names[k]);
-			hx_emit(json_pack("{s:s, s:s, s:i, s:i}", "event",
-					  "progress", "phase", "correctness",
-					  "done", done++, "total", total));
-			if (hx_case_selected(name))
-				all_ok &= run_case(name, sizes[s],
-						   (enum data_kind)k, 0, NULL,
-						   NULL, NULL);
-		}
-	for (int i = 0; i < nx; i++) {
-		char name[64];
-		int n = hx_extra_size_1d(i, 1 << 28);
-		snprintf(name, sizeof(name), "n=%d mixed signs (extra)", n);
-		hx_emit(json_pack("{s:s, s:s, s:i, s:i}", "event", "progress",
-				  "phase", "correctness", "done", done++,
-				  "total", total));
-		if (hx_case_selected(name))
-			all_ok &= run_case(name, n, MIXED, 0, NULL, NULL, NULL);
-	}
-	char name[64];
-	snprintf(name, sizeof(name), "n=%d small integers (timed size)",
-		 n_timed);
-	if (hx_case_selected(name))
-		all_ok &= run_case(name, n_timed, SMALL_INTS, 1, &tin, &tscratch,
-				   &tout);
-	if (all_ok && hx_opts()->timing && tin.data) {
-		struct reduce_call call = {(const float *)tin.data,
-					   (float *)tscratch.data,
-					   (float *)tout.data, n_timed};
-		struct hx_timing t = hx_time_calls(call_student, &call, "reduce");
-		hx_timing_report("student", NULL, n_timed,
-				 (double)sizeof(float) * n_timed, &t);
-	}
-	if (tin.data) {
-		hx_buffer_free(&tin);
-		hx_buffer_free(&tscratch);
-		hx_buffer_free(&tout);
-		// Fresh inputs in the buffers the timed calls used: a launcher
-		// that skipped work it thought it had done shows stale output.
-		if (all_ok && hx_opts()->timing) {
-			snprintf(name, sizeof(name),
-				 "n=%d small integers (after timing)", n_timed);
-			all_ok &= run_case(name, n_timed, SMALL_INTS, 0, NULL,
-					   NULL, NULL);
-		}
-	}
-	return hx_finish(all_ok);
+	return hx_lab_main(argc, argv, &lab);
 }

@@ -75,11 +75,11 @@ static void state_line(char *buf, size_t len, const struct gpu_reading *r,
 
 int main(void)
 {
-	struct gpu_reading busy = {1, "", 4, 2, 1, 0, 1980, 1980};
+	struct gpu_reading busy = {1, "", 4, 2, 1, 0, 1980, 1980, 1};
 	struct gpu_reading hot = {1, "", 1, 1, 1, GPU_REASON_HW_THERMAL |
 					     GPU_REASON_HW_SLOWDOWN,
-				  1215, 1980};
-	struct gpu_reading ours = {1, "", 3, 1, 1, 0, 1980, 1980};
+				  1215, 1980, 1};
+	struct gpu_reading ours = {1, "", 3, 1, 1, 0, 1980, 1980, 1};
 	char a1[1024], a2[1024], a3[1024], text[4096], s[1024];
 	const char *withheld;
 

@@ -57,6 +57,27 @@ int main(void)
 	      "an event reads back as the same reading");
 	json_decref(ev);
 
+	/* a step of two processes (the judge and the student's process,
+	 * harness.h): both are ours, a third is someone else */
+	r.own_processes = 2;
+	CHECK(gpustate_judge(&r, why, sizeof(why)) == GPU_OURS &&
+		      gpustate_audit_trusted(&r),
+	      "two active processes of a two-process step: ours (%s)", why);
+	r.active_processes = 3;
+	CHECK(gpustate_judge(&r, why, sizeof(why)) == GPU_BUSY &&
+		      strstr(why, "3 processes") && strstr(why, "2 of them") &&
+		      !gpustate_audit_trusted(&r),
+	      "a third active process: busy, naming both counts (%s)", why);
+	ev = gpustate_event(&r, GPU_BUSY, why, 1, 0);
+	gpustate_from_json(ev, &back);
+	CHECK(back.own_processes == 2,
+	      "the event carries own_processes and reads back");
+	json_decref(ev);
+	r.own_processes = 0;
+	r.active_processes = 2;
+	CHECK(gpustate_judge(&r, why, sizeof(why)) == GPU_BUSY,
+	      "own_processes 0 (an old reading) counts as one");
+
 	CHECK(judge("thermal", &r, why, sizeof(why)) == GPU_THROTTLED &&
 		      strstr(why, "1215 of 1980 MHz") &&
 		      strstr(why, "hw_thermal_slowdown"),
