@@ -48,7 +48,10 @@ def main(argv):
             began = time.time()
             t = hu.Tally()
             stdout = sys.stdout
-            with open(os.path.join(out, "gpu-%s.log" % name), "w") as log:
+            # line by line: a part cut by the call's time limit still
+            # leaves what it printed
+            with open(os.path.join(out, "gpu-%s.log" % name), "w",
+                      buffering=1) as log:
                 sys.stdout = log
                 try:
                     PARTS[name](t)
