@@ -15,6 +15,10 @@ Measured durations on the H100 (2026-11-23, ea4e504): coalescing 41 s,
 saxpy 182 s, haxpy 53 s, transpose 76 s, reduction 78 s, prefetch 141 s,
 memtuning 51 s, sandbox 50 s, explain 151 s, sizes 7 s, shared_saxpy 64 s,
 shared_transpose 93-129 s, newcomer 38 s, class 205-330 s, server 342 s.
+With the two-process judge (2026-11-24, d9e934f, alone): prefetch 172 s,
+shared_saxpy 59 s, shared_transpose 116 s, class 208 s. Several parts at once
+(one call, streams in parallel) take about twice as long each, and the
+cached-run check in saxpy then fails on time.
 """
 import os
 import sys
