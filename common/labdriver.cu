@@ -1595,10 +1595,12 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 		double bound = HX_CLOCK_SLACK_US +
 			       HX_CLOCK_FRACTION * t.us.median;
 		gap = gap_min - null_gap;
-		ok = gap <= bound;
+		enum clock_verdict cv = stats_clock_verdict(gap_min, null_gap,
+							    now_null, bound);
+		ok = cv == CLOCK_OK;
 		hx__read_gpu(since, &seen);
 		cond = gpustate_judge(&seen, why, sizeof(why));
-		if (cond == GPU_OURS && !ok && gap_min - now_null <= bound) {
+		if (cond == GPU_OURS && cv == CLOCK_UNBOUNDED) {
 			/* the calls are within the bound of what an empty round
 			 * trip costs now, not of what it cost before the
 			 * student's code ran: the GPU's context switches got

@@ -90,3 +90,13 @@ const char *stats_should_stop(const struct stop_rule *rule,
 		return "time_cap";
 	return NULL;
 }
+
+enum clock_verdict stats_clock_verdict(double gap_min, double zero_first,
+				       double zero_now, double bound_us)
+{
+	if (isfinite(zero_first) && gap_min - zero_first <= bound_us)
+		return CLOCK_OK;
+	if (isfinite(zero_now) && gap_min - zero_now <= bound_us)
+		return CLOCK_UNBOUNDED;
+	return CLOCK_CAUGHT;
+}

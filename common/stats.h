@@ -76,6 +76,28 @@ const char *stats_should_stop(const struct stop_rule *rule,
 			      const struct sample_stats *s,
 			      double measured_seconds);
 
+/*
+ * The judge's clock (common/harness.h, HX_CLOCK_*): what a timing's calls
+ * say once compared with the clock's zero. gap_min is the smallest overhead
+ * (judge's clock minus the claimed time) over the timing's calls;
+ * zero_first the zero measured before the student's code first ran in its
+ * process (trusted); zero_now the same measured just before this timing
+ * (the student's process can lengthen it); bound_us the allowed gap
+ * (slack + a fraction of the median).
+ *   CLOCK_OK         gap_min - zero_first <= bound_us
+ *   CLOCK_UNBOUNDED  over it, but within it against zero_now: the switch
+ *                    to the student's context got slower, or the student's
+ *                    process answers empty calls slowly; no pass, and no
+ *                    accusation either (the step is NOT GRADED)
+ *   CLOCK_CAUGHT     over the bound against both: work the claimed times
+ *                    did not count ("timing not trusted")
+ * A zero that is not a finite number counts as not measured: only the
+ * other one is compared, and then never with CLOCK_OK for zero_now alone.
+ */
+enum clock_verdict { CLOCK_OK, CLOCK_UNBOUNDED, CLOCK_CAUGHT };
+enum clock_verdict stats_clock_verdict(double gap_min, double zero_first,
+				       double zero_now, double bound_us);
+
 #ifdef __cplusplus
 }
 #endif
