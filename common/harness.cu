@@ -1103,14 +1103,6 @@ __global__ void hx_flush_kernel(const int4 *p, size_t n, int never, int *sink)
 		*sink = acc;
 }
 
-__global__ void hx_flush_write_kernel(int4 *p, size_t n, int v)
-{
-	size_t stride = (size_t)gridDim.x * blockDim.x;
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += stride)
-		p[i] = make_int4(v, v, v, v);
-}
-
 static void flush_alloc(void)
 {
 	if (H.flush_buf)
@@ -1128,14 +1120,6 @@ void hx__flush_l2(int round)
 		(const int4 *)H.flush_buf, H.flush_bytes / sizeof(int4),
 		round | 0x40000000,
 		(int *)((char *)H.flush_buf + H.flush_bytes));
-	HX_CHECK(cudaGetLastError());
-}
-
-void hx__flush_l2_writing(int round)
-{
-	flush_alloc();
-	hx_flush_write_kernel<<<H.prop.multiProcessorCount * 4, 512>>>(
-		(int4 *)H.flush_buf, H.flush_bytes / sizeof(int4), round);
 	HX_CHECK(cudaGetLastError());
 }
 

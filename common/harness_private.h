@@ -63,9 +63,6 @@ size_t hx__alloc_total(size_t bytes, size_t offset);
 
 /* The timing loop's pieces (harness.cu). */
 void hx__flush_l2(int round);
-/* the flush that writes (as before the read-only one): CUDALAB_CLOCK_TRACE's
- * comparison only */
-void hx__flush_l2_writing(int round);
 double hx__now_us(void);
 void hx__stop_rule(struct stop_rule *rule, size_t *fixed);
 void hx__read_gpu(unsigned long long since, struct gpu_reading *seen);
