@@ -16,7 +16,12 @@ saxpy 182 s, haxpy 53 s, transpose 76 s, reduction 78 s, prefetch 141 s,
 memtuning 51 s, sandbox 50 s, explain 151 s, sizes 7 s, shared_saxpy 64 s,
 shared_transpose 93-129 s, newcomer 38 s, class 205-330 s, server 342 s.
 With the two-process judge (2026-11-24, d9e934f, alone): prefetch 172 s,
-shared_saxpy 59 s, shared_transpose 116 s, class 208 s. Several parts at once
+shared_saxpy 59 s, shared_transpose 116 s, class 208 s. Alone, one after
+another (2026-11-24): H100 (ea0c844) saxpy 206, transpose 65, reduction 69,
+haxpy 44, coalescing 40, memtuning 49, prefetch 191, shared_saxpy 57,
+shared_transpose 123; H200 (d5727c5) saxpy 180, transpose 49, reduction 63,
+haxpy 38, coalescing 28, memtuning 37, prefetch 161, shared_saxpy 45,
+shared_transpose 101, sandbox 49, sizes 4. Several parts at once
 (one call, streams in parallel) take about twice as long each, and the
 cached-run check in saxpy then fails on time.
 """
