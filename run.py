@@ -247,7 +247,8 @@ def remote_command(args):
         return rc
     try:
         if args.command == "serve":
-            return workshop_server.serve(args, ROOT, programs.commit_id())
+            return workshop_server.serve(args, ROOT, programs.commit_id(),
+                                         programs.GRADER)
         if args.command == "login":
             return remote.login(args.url)
         if args.command == "show":

@@ -113,8 +113,13 @@ class Server:
     """The queue's workers, the exporter and the shared state."""
 
     def __init__(self, root, state_dir, grader, gpus, limits, slurm=False,
-                 sandbox=True, commit="unknown", slurm_args="--gres=gpu:1"):
+                 sandbox=True, commit="unknown", slurm_args="--gres=gpu:1",
+                 real_grader=None):
         self.root, self.state_dir, self.grader = root, state_dir, grader
+        # the C grader itself (lab listing, classbook), where run.py found
+        # it (tools/programs.py: build/ or the per-user build folder);
+        # `grader` may be a stand-in (CUDALAB_SERVER_GRADER, the tests)
+        self.c_grader = real_grader or grader
         self.slurm_args = slurm_args
         self.public_gradebook = False
         self.gpus, self.limits, self.slurm = gpus, limits, slurm
@@ -139,7 +144,7 @@ class Server:
                 for lab in labs}
 
     def real_grader(self):
-        return os.path.join(self.root, "build", "cudalab-grader")
+        return self.c_grader
 
     # --- the queue ----------------------------------------------------------
     def start(self):
@@ -668,7 +673,7 @@ def default_gpus():
     return [str(n) for n in nodes] or ["any"]
 
 
-def serve(args, root, commit):
+def serve(args, root, commit, real_grader):
     """`run.py serve`. Returns an exit code."""
     state_dir = os.path.abspath(args.state or os.path.join(
         root, ".cudalab-server"))
@@ -690,8 +695,7 @@ def serve(args, root, commit):
               "they are not stored and not shown again" % new,
               file=sys.stderr)
     st.close()
-    grader = os.environ.get("CUDALAB_SERVER_GRADER") or \
-        os.path.join(root, "build", "cudalab-grader")
+    grader = os.environ.get("CUDALAB_SERVER_GRADER") or real_grader
     gpus = [g.strip() for g in args.gpus.split(",") if g.strip()] \
         if args.gpus else default_gpus()
     if args.slurm:
@@ -701,7 +705,7 @@ def serve(args, root, commit):
                     max_waiting=args.max_waiting, per_hour=args.per_hour)
     srv = Server(root, state_dir, grader, gpus, limits, slurm=bool(args.slurm),
                  sandbox=not args.unsandboxed, commit=commit,
-                 slurm_args=args.slurm_args)
+                 slurm_args=args.slurm_args, real_grader=real_grader)
     srv.public_gradebook = args.public_gradebook
     if args.export:
         rc = export(srv.store, srv.labs, srv.real_grader(), root,
