@@ -41,72 +41,133 @@ static int access_bytes(const char *op, size_t len, int *nc)
 	return vec * elem;
 }
 
+/*
+ * PTX statements end at ';' and open or close at '{' and '}', and nvcc
+ * puts one on a line; inline assembly from a student's asm() need not
+ * ("{ .reg .u32 t; rem.u32 %0, %1, %2; }" hid a rem on a line that
+ * starts with '{': red team, 2026-11-24). So the text is read in
+ * fragments split at newlines and at ';', '{' and '}', and each
+ * fragment's first word, after its labels and its predicate guard, is
+ * its opcode. In valid PTX no operand begins like a counted opcode (an
+ * identifier holds no '.'), so a statement split over lines is counted
+ * once, by its first line.
+ */
+static const char *next_fragment(const char *p, const char **end)
+{
+	size_t n = strcspn(p, "\n;{}");
+	*end = p + n;
+	return p[n] ? p + n + 1 : p + n;
+}
+
+/* Does [s, e) start with an identifier followed by ':' (a label)? Then
+ * *after is past the colon. */
+static int label_prefix(const char *s, const char *e, const char **after)
+{
+	const char *q = s;
+	while (q < e && (isalnum((unsigned char)*q) || *q == '_' || *q == '$' ||
+			 *q == '%'))
+		q++;
+	if (q == s)
+		return 0;
+	while (q < e && isspace((unsigned char)*q))
+		q++;
+	if (q >= e || *q != ':')
+		return 0;
+	*after = q + 1;
+	return 1;
+}
+
+/* The opcode of the fragment [s, end), past its labels and a predicate
+ * guard (@%p1, @!%p1), in [*op, +len). */
+static size_t opcode(const char *s, const char *end, const char **op)
+{
+	for (;;) {
+		while (s < end && isspace((unsigned char)*s))
+			s++;
+		if (!label_prefix(s, end, &s))
+			break;
+	}
+	if (s < end && *s == '@') {
+		while (s < end && !isspace((unsigned char)*s))
+			s++;
+		while (s < end && isspace((unsigned char)*s))
+			s++;
+	}
+	size_t n = 0;
+	while (s + n < end && !isspace((unsigned char)s[n]))
+		n++;
+	*op = s;
+	return n;
+}
+
+static int starts(const char *op, size_t n, const char *word)
+{
+	size_t w = strlen(word);
+	return n >= w && !strncmp(op, word, w);
+}
+
+static void count_opcode(const char *s, size_t n, struct ptx_facts *out)
+{
+	int nc;
+	if (n > 10 && starts(s, n, "ld.global.")) {
+		int b = access_bytes(s, n, &nc);
+		out->global_loads++;
+		out->nc_loads += nc;
+		if (b > out->max_load_bytes)
+			out->max_load_bytes = b;
+	} else if (n > 10 && starts(s, n, "st.global.")) {
+		int b = access_bytes(s, n, &nc);
+		out->global_stores++;
+		if (b > out->max_store_bytes)
+			out->max_store_bytes = b;
+	} else if (starts(s, n, "cp.async") && !starts(s, n, "cp.async.commit") &&
+		   !starts(s, n, "cp.async.wait")) {
+		out->async_copies++; /* the copies, not their bookkeeping */
+	} else if (n > 4 && starts(s, n, "rem.")) {
+		out->rem_ops++;
+	} else if (n > 9 && starts(s, n, "shfl.sync")) {
+		out->shuffles++;
+	} else if (starts(s, n, "bar.sync") || starts(s, n, "barrier.sync")) {
+		out->barriers++;
+	}
+}
+
+/* text: comments and strings already blanked (clean_text). */
 static int read_facts(const char *text, struct ptx_facts *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!text)
 		return -1;
-	const char *p = text;
-	while (*p) {
-		size_t len = strcspn(p, "\n");
-		const char *s = p, *line_end = p + len;
-		p += len + (*line_end == '\n');
-		while (s < line_end && isspace((unsigned char)*s))
-			s++;
-		if (*s == '@') { /* predicate guard: @%p1 ld.global... */
-			while (s < line_end && !isspace((unsigned char)*s))
-				s++;
-			while (s < line_end && isspace((unsigned char)*s))
-				s++;
-		}
-		size_t oplen = 0;
-		while (s + oplen < line_end &&
-		       !isspace((unsigned char)s[oplen]) && s[oplen] != ';')
-			oplen++;
-		int nc;
-		if (oplen > 10 && strncmp(s, "ld.global.", 10) == 0) {
-			int b = access_bytes(s, oplen, &nc);
-			out->global_loads++;
-			out->nc_loads += nc;
-			if (b > out->max_load_bytes)
-				out->max_load_bytes = b;
-		} else if (oplen > 10 && strncmp(s, "st.global.", 10) == 0) {
-			int b = access_bytes(s, oplen, &nc);
-			out->global_stores++;
-			if (b > out->max_store_bytes)
-				out->max_store_bytes = b;
-		} else if (oplen >= 8 && strncmp(s, "cp.async", 8) == 0 &&
-			   strncmp(s, "cp.async.commit", 15) &&
-			   strncmp(s, "cp.async.wait", 13)) {
-			out->async_copies++; /* the copies, not their bookkeeping */
-		} else if (oplen > 4 && strncmp(s, "rem.", 4) == 0) {
-			out->rem_ops++;
-		} else if (oplen > 9 && strncmp(s, "shfl.sync", 9) == 0) {
-			out->shuffles++;
-		} else if ((oplen >= 8 && strncmp(s, "bar.sync", 8) == 0) ||
-			   (oplen >= 12 && strncmp(s, "barrier.sync", 12) == 0)) {
-			out->barriers++;
-		}
+	for (const char *p = text, *e; *p;) {
+		const char *s = p, *op;
+		p = next_fragment(p, &e);
+		size_t n = opcode(s, e, &op);
+		count_opcode(op, n, out);
 	}
 	return 0;
 }
 
-/* The first word of a PTX line (after a predicate guard), in [*op, +len). */
-static size_t opcode(const char *s, const char *line_end, const char **op)
+/*
+ * A copy of text with the contents of its strings (a .file name, a
+ * .pragma from inline assembly: ".pragma \"call.uni _Z5decoyv\";" is
+ * accepted by ptxas with a warning) turned into spaces, the quotes kept:
+ * no string holds an instruction, a call or a function's start. NULL for
+ * NULL or no memory.
+ */
+static char *blank_strings(const char *text)
 {
-	while (s < line_end && isspace((unsigned char)*s))
-		s++;
-	if (*s == '@') {
-		while (s < line_end && !isspace((unsigned char)*s))
-			s++;
-		while (s < line_end && isspace((unsigned char)*s))
-			s++;
+	char *out = text ? strdup(text) : NULL;
+	if (!out)
+		return NULL;
+	for (char *p = out; *p; p++) {
+		if (*p != '"')
+			continue;
+		for (p++; *p && *p != '"' && *p != '\n'; p++)
+			*p = ' ';
+		if (!*p)
+			break;
 	}
-	size_t n = 0;
-	while (s + n < line_end && !isspace((unsigned char)s[n]) && s[n] != ';')
-		n++;
-	*op = s;
-	return n;
+	return out;
 }
 
 static json_t *memory_ops(const char *text)
@@ -137,11 +198,10 @@ static json_t *memory_ops(const char *text)
 	} chain[256];
 	int nchain = 0;
 	int file = -1, lineno = -1;
-	for (const char *p = text; *p;) {
-		size_t len = strcspn(p, "\n");
-		const char *s = p, *line_end = p + len;
-		p += len + (*line_end == '\n');
-		const char *op;
+	char *code = blank_strings(text); /* pass 1 read the file names */
+	for (const char *p = code ? code : "", *line_end; *p;) {
+		const char *s = p, *op;
+		p = next_fragment(p, &line_end);
 		size_t n = opcode(s, line_end, &op);
 		if (n == 4 && !strncmp(op, ".loc", 4)) {
 			char loc[256]; /* this line only: op is not terminated */
@@ -206,6 +266,7 @@ static json_t *memory_ops(const char *text)
 		json_array_append_new(ops, o);
 	}
 	json_decref(files);
+	free(code);
 	return ops;
 }
 
@@ -222,16 +283,28 @@ json_t *ptx_facts_json(const struct ptx_facts *f)
 
 /* ---- per kernel -------------------------------------------------------- */
 
+/*
+ * A function of the PTX: its name (no length limit: a decoy kernel whose
+ * name was too long for a fixed buffer was not seen as a function, and its
+ * 16-byte loads counted for the kernel before it: red team, 2026-11-24),
+ * its text up to the next function, and whether it is a kernel.
+ */
 struct ptx_function {
-	char name[256];
+	const char *name;
+	size_t name_len;
 	const char *body, *end; /* [body, end): its text */
 	int entry;
 };
 
-/* The name of a function declared on the line at p (".entry NAME(" or
- * ".func (.param ...) NAME("), or 0. */
-static int function_name(const char *p, const char *line_end, char *name,
-			 size_t len, int *entry)
+static int ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '$';
+}
+
+/* The name of a function declared on the line [p, line_end) (".entry
+ * NAME(" or ".func (.param ...) NAME("), or 0. */
+static int function_name(const char *p, const char *line_end,
+			 struct ptx_function *fn)
 {
 	const char *e = NULL, *f = NULL;
 	for (const char *q = p; q + 6 <= line_end; q++) {
@@ -243,7 +316,7 @@ static int function_name(const char *p, const char *line_end, char *name,
 	const char *q = e ? e : f;
 	if (!q)
 		return 0;
-	*entry = e != NULL;
+	fn->entry = e != NULL;
 	while (q < line_end && isspace((unsigned char)*q))
 		q++;
 	if (q < line_end && *q == '(') { /* return parameters */
@@ -260,14 +333,11 @@ static int function_name(const char *p, const char *line_end, char *name,
 			q++;
 	}
 	size_t n = 0;
-	while (q + n < line_end && (isalnum((unsigned char)q[n]) ||
-				    q[n] == '_' || q[n] == '$' || q[n] == '.'))
+	while (q + n < line_end && ident_char(q[n]))
 		n++;
-	if (!n || n >= len)
-		return 0;
-	memcpy(name, q, n);
-	name[n] = 0;
-	return 1;
+	fn->name = q;
+	fn->name_len = n;
+	return n > 0;
 }
 
 static void add_facts(struct ptx_facts *sum, const struct ptx_facts *f)
@@ -285,20 +355,127 @@ static void add_facts(struct ptx_facts *sum, const struct ptx_facts *f)
 		sum->max_store_bytes = f->max_store_bytes;
 }
 
-/* Does [body, end) name `name` as a whole word (a call)? */
-static int mentions(const char *body, const char *end, const char *name)
+/*
+ * The functions of text (comments and strings blanked): a line at brace
+ * depth 0 that declares one starts it, so nothing inside a body (inline
+ * assembly) starts a function. Returns the count; *out is malloc'd.
+ */
+static size_t split_functions(const char *text, struct ptx_function **out)
 {
-	size_t n = strlen(name);
-	for (const char *q = body; q + n <= end; q++) {
-		q = memchr(q, name[0], (size_t)(end - q));
-		if (!q || q + n > end)
-			return 0;
-		if (!strncmp(q, name, n) &&
-		    (q == body || !(isalnum((unsigned char)q[-1]) || q[-1] == '_' || q[-1] == '$')) &&
-		    (q + n == end || !(isalnum((unsigned char)q[n]) || q[n] == '_' || q[n] == '$')))
-			return 1;
+	struct ptx_function *fn = NULL;
+	size_t nfn = 0;
+	int depth = 0;
+	for (const char *p = text; *p;) {
+		const char *line_end = p + strcspn(p, "\n");
+		struct ptx_function f;
+		if (depth == 0 && function_name(p, line_end, &f)) {
+			struct ptx_function *g = realloc(fn, (nfn + 1) * sizeof(*fn));
+			if (!g)
+				break;
+			fn = g;
+			if (nfn)
+				fn[nfn - 1].end = p;
+			f.body = line_end;
+			fn[nfn++] = f;
+		}
+		for (const char *q = p; q < line_end; q++)
+			depth += (*q == '{') - (*q == '}');
+		if (depth < 0)
+			depth = 0;
+		p = line_end + (*line_end == '\n');
 	}
-	return 0;
+	if (nfn)
+		fn[nfn - 1].end = text + strlen(text);
+	*out = fn;
+	return nfn;
+}
+
+static int is_named(const struct ptx_function *f, const char *s, size_t n)
+{
+	return f->name_len == n && !strncmp(f->name, s, n);
+}
+
+/*
+ * What a function calls, by its call instructions ("call.uni (retval0),
+ * NAME, (param0);"): a direct call marks NAME in reach; a call through a
+ * register (an indirect call) may reach any function, so it marks every
+ * .func. A function's name written anywhere else (a label, a register of
+ * that name, a .pragma string, part of an opcode such as ld.param for a
+ * function called "param") is no call: such mentions lent a never-called
+ * function's loads to a kernel (red team, 2026-11-24).
+ */
+static int mark_callees(const struct ptx_function *fn, size_t nfn,
+			size_t from, char *reach)
+{
+	int grew = 0;
+	for (const char *p = fn[from].body, *e; p < fn[from].end;) {
+		const char *s = p, *op;
+		p = next_fragment(p, &e);
+		if (e > fn[from].end)
+			e = fn[from].end;
+		size_t n = opcode(s, e, &op);
+		if (!(n == 4 || (n > 4 && op[4] == '.')) || strncmp(op, "call", 4))
+			continue;
+		/* its operands run to the ';', over lines (nvcc puts the
+		 * callee on the line after "call.uni (retval0),") */
+		const char *q = op + n;
+		e = q;
+		while (e < fn[from].end && *e != ';')
+			e++;
+		while (q < e && isspace((unsigned char)*q))
+			q++;
+		if (q < e && *q == '(') { /* return values, then a comma */
+			while (q < e && *q != ')')
+				q++;
+			while (q < e && (*q == ')' || *q == ',' ||
+					 isspace((unsigned char)*q)))
+				q++;
+		}
+		size_t len = 0;
+		while (q + len < e && ident_char(q[len]))
+			len++;
+		size_t target = nfn; /* none: a call through a register */
+		for (size_t k = 0; len && k < nfn; k++)
+			if (is_named(&fn[k], q, len))
+				target = k;
+		for (size_t k = 0; k < nfn; k++) {
+			if (fn[k].entry || reach[k] || (target < nfn && k != target))
+				continue;
+			reach[k] = 1;
+			grew = 1;
+		}
+	}
+	return grew;
+}
+
+/* The facts of kernel i: its own and those of every function it calls,
+ * directly or not. */
+static void facts_of_kernel(const struct ptx_function *fn, size_t nfn,
+			    size_t i, struct ptx_facts *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	char *reach = calloc(nfn, 1);
+	if (!reach)
+		return;
+	reach[i] = 1;
+	for (int grew = 1; grew;) {
+		grew = 0;
+		for (size_t a = 0; a < nfn; a++)
+			if (reach[a])
+				grew |= mark_callees(fn, nfn, a, reach);
+	}
+	for (size_t k = 0; k < nfn; k++) {
+		if (!reach[k])
+			continue;
+		char *part = strndup(fn[k].body, (size_t)(fn[k].end - fn[k].body));
+		struct ptx_facts f;
+		if (!part)
+			continue;
+		read_facts(part, &f);
+		free(part);
+		add_facts(sum, &f);
+	}
+	free(reach);
 }
 
 static json_t *kernel_facts(const char *text)
@@ -307,60 +484,16 @@ static json_t *kernel_facts(const char *text)
 	if (!text)
 		return out;
 	struct ptx_function *fn = NULL;
-	size_t nfn = 0;
-	for (const char *p = text; *p;) {
-		size_t len = strcspn(p, "\n");
-		const char *line_end = p + len;
-		char name[256];
-		int entry = 0;
-		if (function_name(p, line_end, name, sizeof(name), &entry)) {
-			struct ptx_function *g = realloc(fn, (nfn + 1) * sizeof(*fn));
-			if (!g)
-				break;
-			fn = g;
-			if (nfn)
-				fn[nfn - 1].end = p;
-			snprintf(fn[nfn].name, sizeof(fn[nfn].name), "%s", name);
-			fn[nfn].body = line_end;
-			fn[nfn].entry = entry;
-			nfn++;
-		}
-		p = line_end + (*line_end == '\n');
-	}
-	if (nfn)
-		fn[nfn - 1].end = text + strlen(text);
-	/* a declaration (".func NAME(...);" with no body) holds nothing */
+	size_t nfn = split_functions(text, &fn);
 	for (size_t i = 0; i < nfn; i++) {
 		if (!fn[i].entry)
 			continue;
-		char *reach = calloc(nfn, 1);
-		if (!reach)
-			break;
-		reach[i] = 1;
-		for (int grew = 1; grew;) { /* everything it calls, transitively */
-			grew = 0;
-			for (size_t a = 0; a < nfn; a++)
-				for (size_t b = 0; reach[a] && b < nfn; b++)
-					if (!reach[b] && !fn[b].entry &&
-					    mentions(fn[a].body, fn[a].end,
-						     fn[b].name))
-						reach[b] = grew = 1;
-		}
-		struct ptx_facts sum, f;
-		memset(&sum, 0, sizeof(sum));
-		for (size_t k = 0; k < nfn; k++) {
-			if (!reach[k])
-				continue;
-			char *part = strndup(fn[k].body,
-					     (size_t)(fn[k].end - fn[k].body));
-			if (!part)
-				continue;
-			read_facts(part, &f);
-			free(part);
-			add_facts(&sum, &f);
-		}
-		free(reach);
-		json_object_set_new(out, fn[i].name, ptx_facts_json(&sum));
+		struct ptx_facts sum;
+		facts_of_kernel(fn, nfn, i, &sum);
+		char *name = strndup(fn[i].name, fn[i].name_len);
+		if (name)
+			json_object_set_new(out, name, ptx_facts_json(&sum));
+		free(name);
 	}
 	free(fn);
 	return out;
@@ -432,26 +565,37 @@ char *ptx_strip_comments(const char *text)
 	return out;
 }
 
+/* Who reads facts reads text without comments or strings (clean). */
+static char *clean_text(const char *text)
+{
+	char *plain = ptx_strip_comments(text);
+	char *clean = blank_strings(plain);
+	free(plain);
+	return clean;
+}
+
 int ptx_read_facts(const char *text, struct ptx_facts *out)
 {
-	char *clean = ptx_strip_comments(text);
-	int rc = read_facts(clean ? clean : text, out);
+	if (!text)
+		return read_facts(NULL, out);
+	char *clean = clean_text(text);
+	int rc = read_facts(clean ? clean : "", out);
 	free(clean);
 	return rc;
 }
 
 json_t *ptx_memory_ops(const char *text)
 {
-	char *clean = ptx_strip_comments(text);
-	json_t *r = memory_ops(clean ? clean : text);
-	free(clean);
+	char *plain = ptx_strip_comments(text);
+	json_t *r = memory_ops(plain);
+	free(plain);
 	return r;
 }
 
 json_t *ptx_kernel_facts(const char *text)
 {
-	char *clean = ptx_strip_comments(text);
-	json_t *r = kernel_facts(clean ? clean : text);
+	char *clean = clean_text(text);
+	json_t *r = kernel_facts(clean);
 	free(clean);
 	return r;
 }

@@ -9,6 +9,13 @@
  * the % operator), warp shuffles (shfl.sync) and block barriers (bar.sync,
  * barrier.sync: __syncthreads). Returns 0;
  * -1 when text is NULL.
+ *
+ * Every reader below reads the text without its comments and without the
+ * contents of its strings (a .pragma "..." from a student's asm() is
+ * accepted by ptxas), in statements split at newlines, ';', '{' and '}',
+ * each one's opcode after its labels and predicate guard: inline assembly
+ * may put several instructions on a line ("{ .reg .u32 t; rem.u32 ...; }"
+ * hid a rem, red team 2026-11-24).
  */
 #ifndef CUDALAB_PTX_H
 #define CUDALAB_PTX_H
@@ -56,7 +63,14 @@ json_t *ptx_facts_json(const struct ptx_facts *f);
  * The facts of each kernel: a JSON object (new reference) from each .entry
  * name (as compiled: the mangled name, which the launch recorder reports)
  * to its facts, counting the instructions of the kernel and of every .func
- * it calls, directly or not. Empty for NULL text.
+ * it calls, directly or not. A function starts at a line, outside any
+ * body, that declares it (a name of any length); it calls what its call
+ * instructions name, and a call through a register may call any .func.
+ * A function's name written elsewhere (a label, a register of that name,
+ * a .pragma string, "param" in ld.param) is no call: such mentions lent a
+ * never-called function's 16-byte loads to the launched kernel (red team,
+ * 2026-11-24). Still counted: instructions that never execute (a branch
+ * never taken, a call in one); the facts are static. Empty for NULL text.
  */
 json_t *ptx_kernel_facts(const char *text);
 

@@ -611,13 +611,16 @@ def forged_compiler_facts(t, state):
     registers" lines into the compile log, and the registers check of
     memtuning's launch-bounds step passed without launch bounds; a block
     comment opened by inline PTX held "ld.global.nc.v4.f32" lines, and a
-    scalar saxpy passed step 5's 16-byte load and store checks."""
+    scalar saxpy passed step 5's 16-byte load and store checks; a rem in
+    inline PTX after a '{' on its line was not counted (2026-11-24), and
+    reduction step 1's % passed step 2's "no rem" check."""
     env = dict(NO_GPU, CUDALAB_STATE=state)
     for lab, name, metric, shown in (
             ("memtuning", "forged_ptxas_registers.cu", "registers",
              "Used 96 registers"),
             ("saxpy", "ptx_comment_forged_loads.cu", "ptx_max_load_bytes",
-             None)):
+             None),
+            ("reduction", "rem_in_asm_block.cu", "ptx_rem_ops", None)):
         path = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", lab,
                             name)
         want = hu.fixture_expectations(path)

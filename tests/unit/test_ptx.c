@@ -168,5 +168,79 @@ int main(void)
 		      "(loads %d, widest %d B, nc %d)", cf.global_loads,
 		      cf.max_load_bytes, cf.nc_loads);
 	}
+	{
+		/* red team, 2026-11-24: a decoy kernel's name longer than the
+		 * reader's buffer hid its start, and its 16-byte loads counted
+		 * for the kernel before it */
+		char name[400], text[2048];
+		memset(name, 'a', sizeof(name) - 1);
+		name[0] = '_', name[1] = 'Z', name[sizeof(name) - 1] = 0;
+		snprintf(text, sizeof(text),
+			 ".visible .entry _Z6scalarPf(\n)\n{\n"
+			 "\tld.global.f32 \t%%f2, [%%rd6];\n\tret;\n}\n"
+			 ".visible .entry %s(\n)\n{\n"
+			 "\tld.global.nc.v4.f32 \t{%%f1, %%f2, %%f3, %%f4}, [%%rd1];\n"
+			 "\tret;\n}\n", name);
+		json_t *k = ptx_kernel_facts(text);
+		json_t *sc = json_object_get(k, "_Z6scalarPf");
+		CHECK(json_integer_value(json_object_get(sc, "max_load_bytes")) == 4 &&
+			      json_integer_value(json_object_get(
+				      json_object_get(k, name), "max_load_bytes")) == 16,
+		      "a kernel with a 398-character name is a kernel of its own "
+		      "(scalar: %lld B)",
+		      (long long)json_integer_value(json_object_get(sc, "max_load_bytes")));
+		json_decref(k);
+	}
+	{
+		/* only a call instruction reaches a function: not a .pragma
+		 * string, a label or a register of its name, nor "param" as a
+		 * word of ld.param; a call over three lines (nvcc's form) and a
+		 * call through a register (any .func) do */
+		const char *text =
+			".func _Z4widev(\n)\n{\n"
+			"\tld.global.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd1];\n"
+			"\tret;\n}\n"
+			".func param(\n)\n{\n\tld.global.v2.f32 \t{%f1, %f2}, [%rd1];\n"
+			"\tret;\n}\n"
+			".visible .entry _Z5namesPf(\n\t.param .u64 _Z5namesPf_param_0\n)\n{\n"
+			"\t.pragma \"call.uni _Z4widev; rem.u32 %r1, %r2, %r3;\";\n"
+			"\t{ .reg .b32 _Z4widev; mov.b32 _Z4widev, 0; }\n"
+			"_Z4widev:\n"
+			"\tld.param.u64 \t%rd1, [_Z5namesPf_param_0];\n"
+			"\tld.global.f32 \t%f2, [%rd1];\n\tret;\n}\n"
+			".visible .entry _Z5callsPf(\n)\n{\n"
+			"\tcall.uni (retval0), \n\t_Z4widev, \n\t(\n\tparam0\n\t);\n"
+			"\tret;\n}\n"
+			".visible .entry _Z8indirectPf(\n)\n{\n"
+			"\tcall (retval0), %rd4, (param0), prototype_0;\n"
+			"\tret;\n}\n"
+			".visible .entry _Z3remPf(\n)\n{\n"
+			"\t{ .reg .u32 t; rem.u32 %r1, %r2, %r3; }\n"
+			"\tmov.u32 %r1, 0; $L1: rem.s32 %r4, %r2, %r3;\n"
+			"\tret;\n}\n";
+		json_t *k = ptx_kernel_facts(text);
+		json_t *names = json_object_get(k, "_Z5namesPf");
+		json_t *calls = json_object_get(k, "_Z5callsPf");
+		json_t *ind = json_object_get(k, "_Z8indirectPf");
+		json_t *rem = json_object_get(k, "_Z3remPf");
+		CHECK(json_integer_value(json_object_get(names, "max_load_bytes")) == 4 &&
+			      json_integer_value(json_object_get(names, "rem_ops")) == 0 &&
+			      json_integer_value(json_object_get(names, "global_loads")) == 1,
+		      "a function's name in a .pragma string, a label, a register "
+		      "or ld.param is no call (widest %lld B, rem %lld)",
+		      (long long)json_integer_value(json_object_get(names, "max_load_bytes")),
+		      (long long)json_integer_value(json_object_get(names, "rem_ops")));
+		CHECK(json_integer_value(json_object_get(calls, "max_load_bytes")) == 16 &&
+			      json_integer_value(json_object_get(calls, "global_loads")) == 1,
+		      "a call whose callee is on the next line reaches it");
+		CHECK(json_integer_value(json_object_get(ind, "max_load_bytes")) == 16 &&
+			      json_integer_value(json_object_get(ind, "global_loads")) == 2,
+		      "a call through a register may reach any .func");
+		CHECK(json_integer_value(json_object_get(rem, "rem_ops")) == 2,
+		      "a rem after '{' or a label on the line is counted "
+		      "(got %lld)",
+		      (long long)json_integer_value(json_object_get(rem, "rem_ops")));
+		json_decref(k);
+	}
 	return check_done();
 }
