@@ -920,7 +920,7 @@ static int batch_open(struct compile_batch *cb)
 	/* facts.json is written by this grader's readers (ptx.c,
 	 * compiler_report.c): bump when they change what they report, so a
 	 * cached entry never carries an older reader's figures */
-	hash_str(&cb->base, "facts-v6");
+	hash_str(&cb->base, "facts-v7");
 	hash_str(&cb->base, OBJCHECK_RULES);
 	/* what the compile box shows and allows decides what a compile says
 	 * (sandbox.h): a cached answer of an older box is not reused */

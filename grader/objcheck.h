@@ -80,7 +80,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-7"
+#define OBJCHECK_RULES "objcheck-8"
 
 struct objcheck_problem {
 	char message[320];

@@ -41,56 +41,6 @@ static int access_bytes(const char *op, size_t len, int *nc)
 	return vec * elem;
 }
 
-static int read_facts(const char *text, struct ptx_facts *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (!text)
-		return -1;
-	const char *p = text;
-	while (*p) {
-		size_t len = strcspn(p, "\n");
-		const char *s = p, *line_end = p + len;
-		p += len + (*line_end == '\n');
-		while (s < line_end && isspace((unsigned char)*s))
-			s++;
-		if (*s == '@') { /* predicate guard: @%p1 ld.global... */
-			while (s < line_end && !isspace((unsigned char)*s))
-				s++;
-			while (s < line_end && isspace((unsigned char)*s))
-				s++;
-		}
-		size_t oplen = 0;
-		while (s + oplen < line_end &&
-		       !isspace((unsigned char)s[oplen]) && s[oplen] != ';')
-			oplen++;
-		int nc;
-		if (oplen > 10 && strncmp(s, "ld.global.", 10) == 0) {
-			int b = access_bytes(s, oplen, &nc);
-			out->global_loads++;
-			out->nc_loads += nc;
-			if (b > out->max_load_bytes)
-				out->max_load_bytes = b;
-		} else if (oplen > 10 && strncmp(s, "st.global.", 10) == 0) {
-			int b = access_bytes(s, oplen, &nc);
-			out->global_stores++;
-			if (b > out->max_store_bytes)
-				out->max_store_bytes = b;
-		} else if (oplen >= 8 && strncmp(s, "cp.async", 8) == 0 &&
-			   strncmp(s, "cp.async.commit", 15) &&
-			   strncmp(s, "cp.async.wait", 13)) {
-			out->async_copies++; /* the copies, not their bookkeeping */
-		} else if (oplen > 4 && strncmp(s, "rem.", 4) == 0) {
-			out->rem_ops++;
-		} else if (oplen > 9 && strncmp(s, "shfl.sync", 9) == 0) {
-			out->shuffles++;
-		} else if ((oplen >= 8 && strncmp(s, "bar.sync", 8) == 0) ||
-			   (oplen >= 12 && strncmp(s, "barrier.sync", 12) == 0)) {
-			out->barriers++;
-		}
-	}
-	return 0;
-}
-
 /* The first word of a PTX line (after a predicate guard), in [*op, +len). */
 static size_t opcode(const char *s, const char *line_end, const char **op)
 {
@@ -107,6 +57,108 @@ static size_t opcode(const char *s, const char *line_end, const char **op)
 		n++;
 	*op = s;
 	return n;
+}
+
+/*
+ * Where the PTX statement starting at s ends: at the first ';', '{' or '}'
+ * outside a string, or at line_end. Inline assembly puts a whole block on
+ * one line ("{ .reg .pred p; shfl.sync.down.b32 r0|p, ...; @p add.f32
+ * ...; }": CUB's WarpReduce, found 2026-11-24), so an instruction is not
+ * only the first word of a line. A vector operand's braces
+ * ({%f1, %f2}) end a statement early: the opcode before them is whole.
+ */
+static const char *statement_end(const char *s, const char *line_end)
+{
+	int quoted = 0;
+	for (; s < line_end; s++) {
+		if (*s == '"')
+			quoted = !quoted;
+		else if (!quoted && (*s == ';' || *s == '{' || *s == '}'))
+			return s;
+	}
+	return line_end;
+}
+
+/* Count the one statement [s, end) into out. */
+static void count_statement(const char *s, const char *end,
+			    struct ptx_facts *out)
+{
+	const char *op;
+	size_t oplen = opcode(s, end, &op);
+	int nc;
+	if (oplen > 10 && strncmp(op, "ld.global.", 10) == 0) {
+		int b = access_bytes(op, oplen, &nc);
+		out->global_loads++;
+		out->nc_loads += nc;
+		if (b > out->max_load_bytes)
+			out->max_load_bytes = b;
+	} else if (oplen > 10 && strncmp(op, "st.global.", 10) == 0) {
+		int b = access_bytes(op, oplen, &nc);
+		out->global_stores++;
+		if (b > out->max_store_bytes)
+			out->max_store_bytes = b;
+	} else if (oplen >= 8 && strncmp(op, "cp.async", 8) == 0 &&
+		   strncmp(op, "cp.async.commit", 15) &&
+		   strncmp(op, "cp.async.wait", 13)) {
+		out->async_copies++; /* the copies, not their bookkeeping */
+	} else if (oplen > 4 && strncmp(op, "rem.", 4) == 0) {
+		out->rem_ops++;
+	} else if (oplen > 9 && strncmp(op, "shfl.sync", 9) == 0) {
+		out->shuffles++;
+	} else if ((oplen >= 8 && strncmp(op, "bar.sync", 8) == 0) ||
+		   (oplen >= 12 && strncmp(op, "barrier.sync", 12) == 0)) {
+		out->barriers++;
+	}
+}
+
+static int read_facts(const char *text, struct ptx_facts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!text)
+		return -1;
+	const char *p = text;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		const char *s = p, *line_end = p + len;
+		p += len + (*line_end == '\n');
+		for (const char *e; s < line_end; s = e + 1) {
+			e = statement_end(s, line_end);
+			count_statement(s, e, out);
+		}
+	}
+	return 0;
+}
+
+/* The memory instruction of the statement [s, end) as
+ * {op kind bytes nc}, or NULL when it is none. */
+static json_t *memory_op(const char *s, const char *end)
+{
+	const char *op;
+	size_t n = opcode(s, end, &op);
+	const char *kind = NULL;
+	if (n > 10 && !strncmp(op, "ld.global.", 10))
+		kind = "load";
+	else if (n > 10 && !strncmp(op, "st.global.", 10))
+		kind = "store";
+	else if (n >= 8 && !strncmp(op, "cp.async", 8) &&
+		 strncmp(op, "cp.async.commit", 15) &&
+		 strncmp(op, "cp.async.wait", 13))
+		kind = "async";
+	if (!kind)
+		return NULL;
+	int nc = 0, bytes = access_bytes(op, n, &nc);
+	if (!strcmp(kind, "async")) {
+		/* cp.async.ca.shared.global [dst], [src], 8; */
+		const char *last = end;
+		while (last > op && !isdigit((unsigned char)last[-1]))
+			last--;
+		const char *d = last;
+		while (d > op && isdigit((unsigned char)d[-1]))
+			d--;
+		bytes = atoi(d);
+	}
+	return json_pack("{s:s%, s:s, s:i, s:b}", "op", op, n, "kind", kind,
+			 "bytes", bytes, "nc", nc);
 }
 
 static json_t *memory_ops(const char *text)
@@ -172,38 +224,21 @@ static json_t *memory_ops(const char *text)
 			}
 			continue;
 		}
-		const char *kind = NULL;
-		if (n > 10 && !strncmp(op, "ld.global.", 10))
-			kind = "load";
-		else if (n > 10 && !strncmp(op, "st.global.", 10))
-			kind = "store";
-		else if (n >= 8 && !strncmp(op, "cp.async", 8) &&
-			 strncmp(op, "cp.async.commit", 15) &&
-			 strncmp(op, "cp.async.wait", 13))
-			kind = "async";
-		if (!kind)
-			continue;
-		int nc = 0, bytes = access_bytes(op, n, &nc);
-		if (!strcmp(kind, "async")) {
-			/* cp.async.ca.shared.global [dst], [src], 8; */
-			const char *last = line_end;
-			while (last > op && !isdigit((unsigned char)last[-1]))
-				last--;
-			const char *d = last;
-			while (d > op && isdigit((unsigned char)d[-1]))
-				d--;
-			bytes = atoi(d);
+		for (const char *e; s < line_end; s = e + 1) {
+			e = statement_end(s, line_end);
+			json_t *o = memory_op(s, e);
+			if (!o)
+				continue;
+			char key[16];
+			snprintf(key, sizeof(key), "%d", file);
+			json_t *path = json_object_get(files, key);
+			if (path && lineno > 0) {
+				json_object_set(o, "file", path);
+				json_object_set_new(o, "line",
+						    json_integer(lineno));
+			}
+			json_array_append_new(ops, o);
 		}
-		json_t *o = json_pack("{s:s%, s:s, s:i, s:b}", "op", op, n,
-				      "kind", kind, "bytes", bytes, "nc", nc);
-		char key[16];
-		snprintf(key, sizeof(key), "%d", file);
-		json_t *path = json_object_get(files, key);
-		if (path && lineno > 0) {
-			json_object_set(o, "file", path);
-			json_object_set_new(o, "line", json_integer(lineno));
-		}
-		json_array_append_new(ops, o);
 	}
 	json_decref(files);
 	return ops;
