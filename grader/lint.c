@@ -30,9 +30,10 @@ static const char *const banned_anywhere[] = {
 	/* environment */
 	"getenv", "secure_getenv", "setenv", "unsetenv", "putenv",
 	"clearenv", "environ", "__environ", "program_invocation_name",
-	/* ending the process early, hooks around main */
-	"exit", "_exit", "_Exit", "quick_exit", "abort", "atexit",
-	"at_quick_exit", "constructor", "destructor", "init_priority",
+	/* ending the process early without its exit path, hooks around main
+	 * (exit and abort: see exit_call below) */
+	"_exit", "_Exit", "quick_exit", "atexit", "at_quick_exit",
+	"constructor", "destructor", "init_priority",
 	/* output that could reach the result channel by its descriptor
 	 * (fprintf to stdout or stderr is fine: neither is parsed) */
 	"vfprintf", "dprintf", "vdprintf", "putc", "fwrite",
@@ -69,6 +70,17 @@ static const char *const angle_ok[] = {
 	NULL,
 };
 
+/* Folders of headers a kernel file may include with <...>: CUB's block-,
+ * warp- and thread-level primitives run inside the student's own kernel;
+ * libcu++ (cuda/std/...) is header-only device and host code. CUB's
+ * umbrella <cub/cub.cuh> and device-wide algorithms (<cub/device/...>) are
+ * not: they pull in <iostream> (a static initialiser) and NVTX's loader
+ * (dlopen, getenv), which the object check rejects, and launch kernels of
+ * their own. */
+static const char *const angle_ok_folders[] = {
+	"cub/block/", "cub/warp/", "cub/thread/", "cuda/std/", NULL,
+};
+
 /* Inside any string: instructions that enter the kernel directly. */
 static const char *const banned_asm[] = {"syscall", "sysenter", "int $0x80",
 					 "int 0x80", NULL};
@@ -85,6 +97,22 @@ static int in_list(const char *const *list, const char *s, size_t len)
 	for (; *list; list++)
 		if (strlen(*list) == len && !strncmp(*list, s, len))
 			return 1;
+	return 0;
+}
+
+/* Whether name (len bytes) is a header inside one of the folders, with no
+ * way out of it (no "..", no "//"). */
+static int in_folder(const char *const *folders, const char *name, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++)
+		if ((name[i] == '.' && name[i + 1] == '.') ||
+		    (name[i] == '/' && name[i + 1] == '/'))
+			return 0;
+	for (; *folders; folders++) {
+		size_t fl = strlen(*folders);
+		if (len > fl && !strncmp(name, *folders, fl))
+			return 1;
+	}
 	return 0;
 }
 
@@ -148,11 +176,17 @@ static void check_include(struct scan *s, const char *p)
 			"#include \"%.*s\": a kernel file may include only the "
 			"lab's own headers with quotes",
 			(int)len, name);
-	else if (close == '>' && !in_list(angle_ok, name, len))
+	else if (close == '>' && !in_list(angle_ok, name, len) &&
+		 !in_folder(angle_ok_folders, name, len))
 		problem(s, s->line,
 			"#include <%.*s> is not on the list of headers a kernel "
-			"file may use (CUDA, math, integer types, printf)",
-			(int)len, name);
+			"file may use (CUDA, math, integer types, printf%s)",
+			(int)len, name,
+			len > 4 && !strncmp(name, "cub/", 4)
+				? "; of CUB, only the block- and warp-level "
+				  "headers such as <cub/block/block_reduce.cuh> "
+				  "and <cub/warp/warp_reduce.cuh>"
+				: "");
 }
 
 /* Handle a directive starting at '#'; returns where scanning goes on. */
@@ -187,6 +221,37 @@ static const char *directive(struct scan *s, const char *p)
 	return p;
 }
 
+/*
+ * exit(...) whose argument starts at arg. An error check that ends the
+ * program with a failure status (CUDA_CHECK's exit(EXIT_FAILURE), the
+ * gpuAssert helper's exit(code)) is published everywhere and harmless: the
+ * harness never reaches its end and the run is a crash, never a pass. Only
+ * exit(0) / exit(EXIT_SUCCESS) is refused here: ending the program as if
+ * it had succeeded is never an error check. (abort() is allowed for the
+ * same reason; _exit, _Exit and quick_exit, which skip the exit path, are
+ * not.)
+ */
+static void exit_call(struct scan *s, const char *arg, int std_qualified)
+{
+	while (isspace((unsigned char)*arg))
+		arg++;
+	const char *end = arg;
+	while (is_ident(*end))
+		end++;
+	const char *close = end;
+	while (isspace((unsigned char)*close))
+		close++;
+	size_t len = (size_t)(end - arg);
+	if (*close != ')' || !((len == 1 && *arg == '0') ||
+			       (len == 12 && !strncmp(arg, "EXIT_SUCCESS", 12))))
+		return;
+	problem(s, s->line,
+		"uses %sexit(%.*s): ending the program with success before the "
+		"harness has finished is not allowed in a kernel file (an error "
+		"check may end it with exit(EXIT_FAILURE) or abort())",
+		std_qualified ? "std::" : "", (int)len, arg);
+}
+
 static void check_ident(struct scan *s, const char *start, size_t len)
 {
 	for (const char *const *pre = banned_prefixes; *pre; pre++)
@@ -218,6 +283,10 @@ static void check_ident(struct scan *s, const char *start, size_t len)
 	while (isspace((unsigned char)*n))
 		n++;
 	int called = *n == '(';
+	if (called && len == 4 && !strncmp(start, "exit", 4)) {
+		exit_call(s, n + 1, std_qualified);
+		return;
+	}
 	int address = b && *b == '&' &&
 		      !(b > s->text && (b[-1] == '&' || is_ident(b[-1]) ||
 					b[-1] == ')' || b[-1] == ']'));

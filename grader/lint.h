@@ -4,13 +4,22 @@
  * A step file holds kernels and the lab's launcher; the harness owns the
  * process. So a student file is rejected (verdict "rejected", with file:line
  * and the reason) when it:
- *   - includes anything but the headers on the allow-list below, or a
+ *   - includes anything but the headers on the allow-list (lint.c), or a
  *     quoted header that is not one of the lab's (quoted_ok), or uses a
- *     computed #include;
+ *     computed #include. CUB's block-, warp- and thread-level headers
+ *     (<cub/block/block_reduce.cuh> ...) and libcu++ (<cuda/std/...>) are
+ *     on it; CUB's umbrella <cub/cub.cuh> and its device-wide algorithms
+ *     are not, by decision (2026-11-24): they bring <iostream>'s static
+ *     initialiser and NVTX's loader (dlopen, getenv, weak C symbols), which
+ *     the object check must refuse, so the message names the block-level
+ *     headers to include instead. Thrust and <iostream> stay off the list;
  *   - defines or calls a host entry point or hook: main, constructors and
  *     destructors (__attribute__((constructor)), init_priority), atexit;
  *   - names a process, file, network, environment or exit function (system,
- *     fork, exec*, fopen, open, socket, dlopen, getenv, exit, abort, ...),
+ *     fork, exec*, fopen, open, socket, dlopen, getenv, _exit, ...), or
+ *     calls exit(0) / exit(EXIT_SUCCESS): exit with a failure status and
+ *     abort() are what published error checks do (CUDA_CHECK, gpuAssert)
+ *     and are allowed (the run is then a crash, never a pass);
  *     or an output function that writes to a descriptor or FILE it names
  *     (write, fwrite, dprintf ...; printf, puts and fprintf to stdout or
  *     stderr are fine: neither is parsed);

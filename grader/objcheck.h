@@ -25,7 +25,13 @@
  *   - undefined references: on the allow-list below (the CUDA runtime calls
  *     the labs need and that the launch recorder sees, printf-style output
  *     to stdout/stderr, host math, the C++ runtime's exception and
- *     static-local support, nvcc's registration). Anything else (system,
+ *     static-local support, nvcc's registration). Published error checks
+ *     are on it too (2026-11-24): exit and abort (CUDA_CHECK; ending early
+ *     is a crash, never a pass), cudaStreamSynchronize and
+ *     cudaDeviceSynchronize (they launch nothing), fwrite (what GCC makes
+ *     of fprintf(stderr, "text\n")), cudaMemcpyToSymbol(Async) (a
+ *     __constant__ parameter: only the file's own symbols, whose host
+ *     shadows are static, can be named). Anything else (system,
  *     wordexp, dlopen, syscall, fopen, cuLaunchKernel, cudaGraphLaunch,
  *     cudaStreamCreate, cudaMemcpy, __cxa_atexit ...) is rejected, naming
  *     it: a call through a function pointer still needs the symbol.
@@ -80,7 +86,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-7"
+#define OBJCHECK_RULES "objcheck-10"
 
 struct objcheck_problem {
 	char message[320];

@@ -642,6 +642,46 @@ def forged_compiler_facts(t, state):
                  "checks=%s" % checks)
 
 
+def honest_fixtures_build(t, env):
+    """tests/fixtures/honest/LAB/*.cu: kernels written the way published
+    code is (cuda-samples' CUDA_CHECK with exit, gpuAssert with abort, CUB
+    block and warp primitives, cooperative groups, templates, functors,
+    __constant__ memory, cuda::pipeline ...). Each builds as the step its
+    `expect-step` names, with no lint or object-check problem and no check
+    judged from the build failing: NOT GRADED without a GPU, never
+    rejected or a static FAIL."""
+    base = os.path.join(hu.ROOT, "tests", "fixtures", "honest")
+    for lab in sorted(os.listdir(base)):
+        with open(os.path.join(hu.ROOT, "labs", lab, "lab.json")) as f:
+            files = {x["id"]: x["file"] for x in json.load(f)["steps"]}
+        for name in sorted(os.listdir(os.path.join(base, lab))):
+            if not name.endswith(".cu"):
+                continue
+            path = os.path.join(base, lab, name)
+            step = hu.fixture_expectations(path)["step"]
+            with hu.Scratch() as s:
+                s.put(path, files[step])
+                rc, events, _ = hu.grade(["test", lab, "--step", step,
+                                          "--src", s.path], env=env)
+            compiled = [x.get("status") for x in events
+                        if x.get("event") == "compile"
+                        and x.get("step") == step]
+            problems = [x.get("problems") for x in events
+                        if x.get("event") == "lint"]
+            failed = [x.get("id") for x in events
+                      if x.get("event") == "check"
+                      and x.get("status") == "fail"]
+            end = hu.step_ends(events).get(step, {})
+            t.record("cli: honest %s %s builds as %s with every static check "
+                     "ok" % (lab, name, step),
+                     not problems and not failed
+                     and compiled[-1:] in (["ok"], ["cached"])
+                     and end.get("verdict") == "not_graded",
+                     "compile %s, rejected %s, failed %s, %s"
+                     % (compiled, str(problems)[:800], failed,
+                        end.get("summary")))
+
+
 def harmless_code_builds(t, state):
     """Published, harmless code the text lint used to reject (<cuda.h>,
     fprintf behind #if DEBUG, a non-static __device__ helper, an inline
@@ -665,6 +705,7 @@ def harmless_code_builds(t, state):
                  and compiled[-1:] in (["ok"], ["cached"]),
                  "%s %s" % (compiled, [x for x in events
                                        if x.get("event") == "lint"]))
+    honest_fixtures_build(t, env)
     for lab in sorted(os.listdir(os.path.join(hu.ROOT, "solutions"))):
         if not os.path.exists(os.path.join(hu.ROOT, "labs", lab,
                                            "lab.json")):

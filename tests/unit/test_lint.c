@@ -87,13 +87,33 @@ int main(void)
 		"lab's own headers");
 	rejects("an include not on the list", "\n#include <unistd.h>\n", 2,
 		"<unistd.h>");
-	rejects("cub", "#include <cub/cub.cuh>\n", 1, "cub/cub.cuh");
+	rejects("cub's umbrella header, naming the block-level ones",
+		"#include <cub/cub.cuh>\n", 1, "<cub/block/block_reduce.cuh>");
+	rejects("a device-wide cub header",
+		"#include <cub/device/device_reduce.cuh>\n", 1, "device_reduce");
+	rejects("a way out of an allowed folder",
+		"#include <cub/block/../../stdio.h>\n", 1, "cub/block/..");
+	accepts("cub's block- and warp-level headers, libcu++",
+		"#include <cub/block/block_reduce.cuh>\n"
+		"#include <cub/warp/warp_reduce.cuh>\n"
+		"#include <cuda/std/cstdint>\n");
+	accepts("an error check that exits or aborts with a failure status "
+		"(CUDA_CHECK, gpuAssert with a parameter named abort)",
+		"#define CHECK(x) do { if ((x) != cudaSuccess) { "
+		"fprintf(stderr, \"%s\", cudaGetErrorString(x)); "
+		"exit(EXIT_FAILURE); } } while (0)\n"
+		"inline void a(int c, bool abort = true) { if (abort) exit(c); "
+		"std::exit(1); abort(); }\n");
+	rejects("exit(EXIT_SUCCESS)", "void f() {\n exit( EXIT_SUCCESS ); }\n",
+		2, "exit(EXIT_SUCCESS)");
+	rejects("_Exit", "void f() { _Exit(1); }\n", 1, "_Exit");
 	rejects("a syscall in inline asm",
 		"void f() { asm(\"mov $60, %eax; syscall\"); }\n", 1, "syscall");
 
 	struct lint_problem p[2];
-	int n = lint_text("void f() { exit(1); abort(); fork(); }\n", NULL, p, 2);
-	CHECK(n == 3 && p[1].line == 1 && strstr(p[1].message, "abort"),
+	int n = lint_text("void f() { exit(0); _Exit(1); fork(); }\n", NULL, p,
+			  2);
+	CHECK(n == 3 && p[1].line == 1 && strstr(p[1].message, "_Exit"),
 	      "every problem is counted, the first max are kept (%d)", n);
 
 	char err[256];

@@ -48,6 +48,19 @@ int main(void)
 	ptx_read_facts(red, &f);
 	CHECK(f.rem_ops == 1 && f.barriers == 2 && f.shuffles == 1,
 	      "remainders, barriers and shuffles are counted");
+	/* inline assembly as CUB's WarpReduce writes it: a whole block of
+	 * statements on one line (the shuffle was not counted, 2026-11-24) */
+	const char *inline_block =
+		"\t{  .reg .f32 r0;  .reg .pred p;  shfl.sync.down.b32 r0|p, "
+		"%f53, %r18, %r31, %r32;  @p add.f32 r0, r0, %f53;  "
+		"mov.f32 %f21, r0;}\n"
+		"\t{ ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1]; }\n"
+		"\t.pragma \"a; shfl.sync.bfly.b32 x\";\n";
+	ptx_read_facts(inline_block, &f);
+	CHECK(f.shuffles == 1 && f.nc_loads == 1 && f.max_load_bytes == 16,
+	      "statements inside an inline-assembly block on one line count; "
+	      "a string's text does not (shuffles %d, nc %d)", f.shuffles,
+	      f.nc_loads);
 	CHECK(ptx_read_facts(NULL, &f) == -1 && f.global_loads == 0,
 	      "no PTX: -1 and zero facts");
 
