@@ -42,6 +42,7 @@ import os
 import re
 import shutil
 import stat
+import struct
 import tarfile
 import zipfile
 
@@ -50,6 +51,8 @@ TOTAL_LIMIT = 256 << 20     # uncompressed contents of one submission
 MAX_ENTRIES = 10000
 NAME_LIMIT = 4096           # a GNU long name/link (PATH_MAX)
 PAX_LIMIT = 64 << 10        # a pax extended header
+CD_LIMIT = 4 << 20          # a zip's central directory (MAX_ENTRIES of
+                            # ~400 bytes): zipfile parses it whole
 NOTE_LIMIT = 300            # characters of one note
 MAX_NOTES = 20              # notes kept per student
 MAX_SUBMISSIONS = 5000
@@ -165,7 +168,43 @@ def _zip_read(z, info):
     return _capped(z.open(info), FILE_LIMIT)
 
 
+def _zip_directory(path):
+    """(entries, bytes) of a zip's central directory, from its end records
+    (zip64 ones too), read before zipfile parses it; None when there is no
+    end record (zipfile then says why)."""
+    with open(path, "rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        tail_at = max(0, size - (22 + 0xFFFF + 20))
+        fh.seek(tail_at)
+        tail = fh.read()
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or len(tail) < at + 22:
+            return None
+        entries, cd_bytes = struct.unpack_from("<HL", tail, at + 10)
+        # zipfile takes the zip64 record just before its locator (not
+        # where the locator says): the largest claim counts
+        loc = tail_at + at - 20
+        if loc >= 56:
+            fh.seek(loc - 56)
+            rec = fh.read(76)
+            if rec[:4] == b"PK\x06\x06" and rec[56:60] == b"PK\x06\x07":
+                big = struct.unpack_from("<QQ", rec, 32)
+                entries, cd_bytes = max(entries, big[0]), max(cd_bytes,
+                                                              big[1])
+    return entries, cd_bytes
+
+
 def _zip_members(path, notes):
+    # zipfile reads the whole central directory, however long, before
+    # anything can be counted (red team: 5 million entries in 256 MiB
+    # cost half a minute and 2 GiB); and it walks it by its size in
+    # bytes, not by the entry count the end record claims: both capped
+    directory = _zip_directory(path)
+    if directory and directory[0] > MAX_ENTRIES:
+        raise ValueError("more than %d entries" % MAX_ENTRIES)
+    if directory and directory[1] > CD_LIMIT:
+        raise ValueError("its list of contents takes more than %d MiB "
+                         "(too many entries or names?)" % (CD_LIMIT >> 20))
     z = zipfile.ZipFile(path)
     out = []
     infos = z.infolist()
