@@ -72,13 +72,18 @@ static const char *const angle_ok[] = {
 
 /* Folders of headers a kernel file may include with <...>: CUB's block-,
  * warp- and thread-level primitives run inside the student's own kernel;
- * libcu++ (cuda/std/...) is header-only device and host code. CUB's
+ * libcu++ (<cuda/std/...>, and all of <cuda/...>: cuda::ceil_div in
+ * <cuda/cmath>, cuda::atomic_ref in <cuda/atomic>, <cuda/ptx>) and
+ * <nv/target> (NV_IF_TARGET) are header-only device and host code: what
+ * a header could bring that a kernel file must not (a stream, an
+ * allocation, a static initialiser) is named and refused by the object
+ * check on what the file compiled to (2026-11-24). CUB's
  * umbrella <cub/cub.cuh> and device-wide algorithms (<cub/device/...>) are
  * not: they pull in <iostream> (a static initialiser) and NVTX's loader
  * (dlopen, getenv), which the object check rejects, and launch kernels of
  * their own. */
 static const char *const angle_ok_folders[] = {
-	"cub/block/", "cub/warp/", "cub/thread/", "cuda/std/", NULL,
+	"cub/block/", "cub/warp/", "cub/thread/", "cuda/", "nv/", NULL,
 };
 
 /* Inside a string of an asm statement or asm label: instructions that

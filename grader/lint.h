@@ -7,7 +7,8 @@
  *   - includes anything but the headers on the allow-list (lint.c), or a
  *     quoted header that is not one of the lab's (quoted_ok), or uses a
  *     computed #include. CUB's block-, warp- and thread-level headers
- *     (<cub/block/block_reduce.cuh> ...), libcu++ (<cuda/std/...>) and the
+ *     (<cub/block/block_reduce.cuh> ...), libcu++ (<cuda/std/...> and
+ *     every <cuda/...>: <cuda/cmath>, <cuda/atomic>), <nv/target> and the
  *     header-only C++ containers <array>, <tuple>, <numeric>,
  *     <initializer_list> (no I/O, no static initialiser; 2026-11-24) are
  *     on it; CUB's umbrella <cub/cub.cuh> and its device-wide algorithms

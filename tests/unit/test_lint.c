@@ -97,6 +97,11 @@ int main(void)
 		"#include <cub/block/block_reduce.cuh>\n"
 		"#include <cub/warp/warp_reduce.cuh>\n"
 		"#include <cuda/std/cstdint>\n");
+	accepts("libcu++'s <cuda/...> headers and <nv/target>",
+		"#include <cuda/cmath>\n#include <cuda/atomic>\n"
+		"#include <nv/target>\n");
+	rejects("a way out of libcu++'s folder",
+		"#include <cuda/../unistd.h>\n", 1, "cuda/..");
 	accepts("an error check that exits or aborts with a failure status "
 		"(CUDA_CHECK, gpuAssert with a parameter named abort)",
 		"#define CHECK(x) do { if ((x) != cudaSuccess) { "
