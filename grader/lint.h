@@ -10,7 +10,8 @@
  *     (<cub/block/block_reduce.cuh> ...), libcu++ (<cuda/std/...> and
  *     every <cuda/...>: <cuda/cmath>, <cuda/atomic>), <nv/target> and the
  *     header-only C++ containers <array>, <tuple>, <numeric>,
- *     <initializer_list> (no I/O, no static initialiser; 2026-11-24) are
+ *     <initializer_list> and <stdexcept> (no I/O, no static initialiser;
+ *     2026-11-24) are
  *     on it; CUB's umbrella <cub/cub.cuh> and its device-wide algorithms
  *     are not, by decision (2026-11-24): they bring <iostream>'s static
  *     initialiser and NVTX's loader (dlopen, getenv, weak C symbols), which
