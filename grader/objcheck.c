@@ -404,6 +404,10 @@ static void check_undefined(const struct elf *e, struct objcheck_list *out)
 			: !strncmp(n, "__cxa_atexit", 12)
 				? "a global object with a destructor is a static "
 				  "initialiser"
+			: !strncmp(n, "_ZTI", 4) || !strncmp(n, "__cxa", 5)
+				? "to stop on an error, throw std::runtime_error "
+				  "(<stdexcept>) or call exit(EXIT_FAILURE); "
+				  "other thrown types are not on the list"
 				: "process, file, memory and library functions "
 				  "belong to the harness");
 	}
