@@ -7,7 +7,11 @@
  *   - includes anything but the headers on the allow-list (lint.c), or a
  *     quoted header that is not one of the lab's (quoted_ok), or uses a
  *     computed #include. CUB's block-, warp- and thread-level headers
- *     (<cub/block/block_reduce.cuh> ...) and libcu++ (<cuda/std/...>) are
+ *     (<cub/block/block_reduce.cuh> ...), libcu++ (<cuda/std/...> and
+ *     every <cuda/...>: <cuda/cmath>, <cuda/atomic>), <nv/target> and the
+ *     header-only C++ containers <array>, <tuple>, <numeric>,
+ *     <initializer_list> and <stdexcept> (no I/O, no static initialiser;
+ *     2026-11-24) are
  *     on it; CUB's umbrella <cub/cub.cuh> and its device-wide algorithms
  *     are not, by decision (2026-11-24): they bring <iostream>'s static
  *     initialiser and NVTX's loader (dlopen, getenv, weak C symbols), which
@@ -26,7 +30,12 @@
  *   - names the harness's or the JSON library's own functions (hx_*, json_*,
  *     __real_*, __wrap_*): only the harness speaks on the result channel;
  *   - pastes tokens with ## (a way to spell a banned name without writing
- *     it), or has a string that holds a system-call instruction.
+ *     it), or has a string of an asm statement or asm label that holds a
+ *     system-call instruction. Only there (2026-11-24): printf("no syscall
+ *     here") is prose, and a string elsewhere becomes an instruction only
+ *     through host asm, a section attribute or #ident, which the object
+ *     check refuses whatever the string says; device asm is PTX, which has
+ *     no system-call instruction.
  * The scan ignores comments and the contents of strings, and knows member
  * access: `block.sync()` or `tile.thread_rank()` are fine, a variable called
  * `read` is not flagged unless it is called or its address is taken.

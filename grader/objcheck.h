@@ -31,7 +31,12 @@
  *     cudaDeviceSynchronize (they launch nothing), fwrite (what GCC makes
  *     of fprintf(stderr, "text\n")), cudaMemcpyToSymbol(Async) (a
  *     __constant__ parameter: only the file's own symbols, whose host
- *     shadows are static, can be named). Anything else (system,
+ *     shadows are static, can be named), and throwing a standard
+ *     exception (2026-11-24: __cxa_allocate_exception, __cxa_throw, the
+ *     members and type information of <stdexcept>'s classes, undefined
+ *     only; an error check that throws ends the student's process, a
+ *     crash, like exit; the unwind tables it reads are the compiler's,
+ *     since the file can write neither asm nor a section). Anything else (system,
  *     wordexp, dlopen, syscall, fopen, cuLaunchKernel, cudaGraphLaunch,
  *     cudaStreamCreate, cudaMemcpy, __cxa_atexit ...) is rejected, naming
  *     it: a call through a function pointer still needs the symbol.
@@ -86,7 +91,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-10"
+#define OBJCHECK_RULES "objcheck-11"
 
 struct objcheck_problem {
 	char message[320];

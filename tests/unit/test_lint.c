@@ -97,6 +97,11 @@ int main(void)
 		"#include <cub/block/block_reduce.cuh>\n"
 		"#include <cub/warp/warp_reduce.cuh>\n"
 		"#include <cuda/std/cstdint>\n");
+	accepts("libcu++'s <cuda/...> headers and <nv/target>",
+		"#include <cuda/cmath>\n#include <cuda/atomic>\n"
+		"#include <nv/target>\n");
+	rejects("a way out of libcu++'s folder",
+		"#include <cuda/../unistd.h>\n", 1, "cuda/..");
 	accepts("an error check that exits or aborts with a failure status "
 		"(CUDA_CHECK, gpuAssert with a parameter named abort)",
 		"#define CHECK(x) do { if ((x) != cudaSuccess) { "
@@ -109,6 +114,13 @@ int main(void)
 	rejects("_Exit", "void f() { _Exit(1); }\n", 1, "_Exit");
 	rejects("a syscall in inline asm",
 		"void f() { asm(\"mov $60, %eax; syscall\"); }\n", 1, "syscall");
+	rejects("a syscall in an asm label and in __asm__ volatile",
+		"int g(void) __asm__(\"x\" \"syscall\");\n", 1, "syscall");
+	accepts("the word syscall in a printf, after an asm statement ended",
+		"__device__ void d() { asm volatile(\"membar.gl;\"); }\n"
+		"void f() { printf(\"no syscall, no system(), no fopen\\n\"); }\n");
+	accepts("header-only C++ containers (the object check decides)",
+		"#include <array>\n#include <tuple>\n#include <numeric>\n");
 
 	struct lint_problem p[2];
 	int n = lint_text("void f() { exit(0); _Exit(1); fork(); }\n", NULL, p,

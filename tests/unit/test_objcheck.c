@@ -176,6 +176,23 @@ int main(void)
 		      list.count ? items[0].message : "");
 	}
 
+	n = check_text("throws",
+		       "void ctor(void *, const char *) "
+		       "__asm__(\"_ZNSt13runtime_errorC1EPKc\");\n"
+		       "void *__cxa_allocate_exception(unsigned long);\n"
+		       "void __cxa_throw(void *, void *, void (*)(void *));\n"
+		       "extern char ti __asm__(\"_ZTISt13runtime_error\");\n"
+		       "void saxpy(void) { void *e = __cxa_allocate_exception(16);"
+		       " ctor(e, \"x\"); __cxa_throw(e, &ti, 0); }\n",
+		       got, sizeof(got));
+	CHECK(n == 0, "throwing std::runtime_error is fine (%d: %s)", n, got);
+
+	n = check_text("stdexcept", "void e(void) "
+		       "__asm__(\"_ZNSt13runtime_errorC1EPKc\");\n"
+		       "void e(void) {}\nvoid saxpy(void) {}\n", got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "_ZNSt13runtime_errorC1EPKc"),
+	      "defining a <stdexcept> member is still reserved (%s)", got);
+
 	n = check_text("mine", "void _Z6helperv(void) {}\nvoid saxpy(void) {}\n",
 		       got, sizeof(got));
 	CHECK(n == 0, "a C++ function of the student's own is fine (%s)", got);
