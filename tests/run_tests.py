@@ -20,7 +20,9 @@ Suites, each a story of one feature:
 
 Prints one line per test and, last, `N passed, N failed, N skipped`.
 Exit status 0 only when nothing failed. `python3 tests/run_tests.py NAME...`
-runs only the tests whose name contains one of the given words.
+prints and counts only the tests whose name contains one of the given
+words; every suite still runs, unless each word begins with a suite's
+prefix ("cli: honest", "server:", "test_ptx"): then only those suites run.
 """
 import os
 import subprocess
@@ -68,24 +70,7 @@ def unit_suite(t):
                                                  proc.stdout[-2000:]))
 
 
-def main(argv):
-    t = hu.Tally(filters=argv)
-    start = time.time()
-    unit_suite(t)
-    import test_graph
-    test_graph.run(t)
-    import test_layout
-    test_layout.run(t)
-    import test_cli
-    test_cli.run(t)
-    import test_newcomer
-    test_newcomer.run(t)
-    import test_arch
-    test_arch.run(t)
-    import test_ui
-    test_ui.run(t)
-    import test_server
-    test_server.run(t)
+def gpu_suite(t):
     import test_gpu
     device = hu.device_facts()
     if device.get("available"):
@@ -93,6 +78,42 @@ def main(argv):
         test_gpu.run(t)
     else:
         t.skip("gpu suite", "no CUDA device: %s" % device.get("reason"))
+
+
+def module_suite(name):
+    def run(t):
+        __import__(name).run(t)
+    return run
+
+
+# (the prefixes of a suite's test names, the suite), in the order they run
+SUITES = [
+    (("unit:", "test_"), unit_suite),
+    (("graph:",), module_suite("test_graph")),
+    (("layout:",), module_suite("test_layout")),
+    (("cli:",), module_suite("test_cli")),
+    (("newcomer:",), module_suite("test_newcomer")),
+    (("arch:",), module_suite("test_arch")),
+    (("ui:",), module_suite("test_ui")),
+    (("server:",), module_suite("test_server")),
+    (("gpu",), gpu_suite),
+]
+
+
+def suite_runs(prefixes, words):
+    """Every suite runs unless every word names suites by their prefix."""
+    if not words or any(not any(w.startswith(p) for ps, _ in SUITES
+                                for p in ps) for w in words):
+        return True
+    return any(w.startswith(p) for w in words for p in prefixes)
+
+
+def main(argv):
+    t = hu.Tally(filters=argv)
+    start = time.time()
+    for prefixes, suite in SUITES:
+        if suite_runs(prefixes, argv):
+            suite(t)
     print("# %.1f s" % (time.time() - start))
     print(t.summary())
     return 1 if t.failed else 0
