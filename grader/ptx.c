@@ -59,13 +59,18 @@ static const char *next_fragment(const char *p, const char **end)
 	return p[n] ? p + n + 1 : p + n;
 }
 
+/* A character of a PTX identifier (a function's name, a label). */
+static int ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '$';
+}
+
 /* Does [s, e) start with an identifier followed by ':' (a label)? Then
  * *after is past the colon. */
 static int label_prefix(const char *s, const char *e, const char **after)
 {
 	const char *q = s;
-	while (q < e && (isalnum((unsigned char)*q) || *q == '_' || *q == '$' ||
-			 *q == '%'))
+	while (q < e && (ident_char(*q) || *q == '%'))
 		q++;
 	if (q == s)
 		return 0;
@@ -295,11 +300,6 @@ struct ptx_function {
 	const char *body, *end; /* [body, end): its text */
 	int entry;
 };
-
-static int ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_' || c == '$';
-}
 
 /* The name of a function declared on the line [p, line_end) (".entry
  * NAME(" or ".func (.param ...) NAME("), or 0. */
