@@ -120,6 +120,12 @@ class Scratch:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+def step_files(lab):
+    """{step id: the file the student edits} of labs/LAB/lab.json."""
+    with open(os.path.join(ROOT, "labs", lab, "lab.json")) as f:
+        return {s["id"]: s["file"] for s in json.load(f)["steps"]}
+
+
 def fixture_expectations(path):
     """The `// expect-KEY: value` lines at the top of a fixture."""
     want = {}

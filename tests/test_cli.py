@@ -624,8 +624,7 @@ def forged_compiler_facts(t, state):
         path = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", lab,
                             name)
         want = hu.fixture_expectations(path)
-        with open(os.path.join(hu.ROOT, "labs", lab, "lab.json")) as f:
-            files = {x["id"]: x["file"] for x in json.load(f)["steps"]}
+        files = hu.step_files(lab)
         with hu.Scratch() as s:
             s.put(path, files[want["step"]])
             rc, events, _ = hu.grade(["test", lab, "--step", want["step"],
@@ -652,8 +651,7 @@ def honest_fixtures_build(t, env):
     rejected or a static FAIL."""
     base = os.path.join(hu.ROOT, "tests", "fixtures", "honest")
     for lab in sorted(os.listdir(base)):
-        with open(os.path.join(hu.ROOT, "labs", lab, "lab.json")) as f:
-            files = {x["id"]: x["file"] for x in json.load(f)["steps"]}
+        files = hu.step_files(lab)
         for name in sorted(os.listdir(os.path.join(base, lab))):
             if not name.endswith(".cu"):
                 continue

@@ -137,7 +137,7 @@ def bars_clear(t, lab, events, whose, above):
 
 
 def step_matrix(t, lab=LAB, steps=STEPS, distinguishing=DISTINGUISHING):
-    files = step_files(lab)
+    files = hu.step_files(lab)
     sol = os.path.join(hu.ROOT, "solutions", lab)
     for k in range(1, len(steps)):
         prev, step = steps[k - 1], steps[k]
@@ -157,11 +157,6 @@ def step_matrix(t, lab=LAB, steps=STEPS, distinguishing=DISTINGUISHING):
                                                  e.get("summary"), failed))
 
 
-def step_files(lab):
-    with open(os.path.join(hu.ROOT, "labs", lab, "lab.json")) as f:
-        return {s["id"]: s["file"] for s in json.load(f)["steps"]}
-
-
 def fixture_files(lab):
     """The planted bugs of a lab (tests/fixtures/LAB) and its planted
     attacks (tests/fixtures/attacks/LAB, issue 16: a decoy kernel never
@@ -179,7 +174,7 @@ def fixture_files(lab):
 
 
 def fixtures(t, lab):
-    files = step_files(lab)
+    files = hu.step_files(lab)
     for path in fixture_files(lab):
         folder, name = os.path.split(path)
         want = hu.fixture_expectations(path)
@@ -489,8 +484,7 @@ def explain_names_next_fix(t):
     in $CUDALAB_EXPLAIN_LOG (a folder) when it is set."""
     keep = os.environ.get("CUDALAB_EXPLAIN_LOG")
     for lab in ("saxpy", "haxpy", "transpose", "reduction", "prefetch"):
-        with open(os.path.join(hu.ROOT, "labs", lab, "lab.json")) as f:
-            steps = [s["id"] for s in json.load(f)["steps"]]
+        steps = list(hu.step_files(lab))
         src = os.path.join(hu.ROOT, "labs" if lab == "haxpy" else "solutions",
                            lab)
         for i, step in enumerate(steps):
