@@ -51,8 +51,11 @@
  * What the judge still trusts from the student's process, and why:
  *   - the per-call times it measures with CUDA events in its own context
  *     (events of another process cannot time its work). They are bounded:
- *     the judge's own clock around every timed call (the child ends each
- *     call with a device-wide synchronization before replying), less the
+ *     the judge's own clock around every timed call (from the request to
+ *     the end of a kernel of the judge's own launched after the reply: the
+ *     GPU runs it only when the student's context has no work left or its
+ *     time slice ends, so a child that replies before its work is done
+ *     gains nothing; labdriver.cu, judge_fence), less the
  *     clock's zero (an empty kernel's round trip, measured before the
  *     student's code first runs), must not be far
  *     above the claimed time (else "timing not trusted",

@@ -963,12 +963,15 @@ static void stop_student(void)
 struct call_result {
 	double event_us; /* the student's process's claim (WF_TIME) */
 	double trace_us[4]; /* its own clock's readings (CUDALAB_CLOCK_TRACE) */
+	double t0_us;       /* the judge's clock at the request (timed calls) */
 	int launches;
 	struct wire_launches *ls; /* with WF_RECORD */
 };
 
 static double empty_round_trips(struct hx_run *r,
 				const struct hx_request *req, const char *kind);
+static double timed_round_trip(struct hx_run *r, const struct hx_request *req,
+			       int call, struct call_result *res);
 
 /* Send one request (call -1: an empty one) and wait for the reply; any
  * failure ends the step with its message. */
@@ -1440,11 +1443,9 @@ static void timed_call(struct hx_run *r, const struct hx_request *req,
 	hx__flush_l2(callno);
 	HX_CHECK(cudaDeviceSynchronize());
 	struct call_result res;
-	double t0 = hx__now_us();
-	judge_call(r, req, req->call, WF_TIME, &res);
-	*host = hx__now_us() - t0;
+	*host = timed_round_trip(r, req, req->call, &res);
 	*claimed = res.event_us;
-	trace_call(spot ? "timed" : "warmup", callno, t0, *host, &res);
+	trace_call(spot ? "timed" : "warmup", callno, res.t0_us, *host, &res);
 	if (!spot || !lab->spot)
 		return;
 	struct hx_mismatches m;
@@ -1489,6 +1490,36 @@ static void timed_call(struct hx_run *r, const struct hx_request *req,
  * tells a call the judge cannot bound from one it caught).
  */
 #define NULL_SKIP 3
+/*
+ * The judge's clock around one timed call ends at a kernel of the judge's
+ * own context after the reply, not at the reply: the synchronization that
+ * ends a call runs in the student's process, and a process whose code took
+ * over its side of the protocol could reply while its kernel still runs.
+ * Without MPS the GPU runs one context's kernels at a time, so the judge's
+ * kernel starts only when the student's context has no work left or its
+ * time slice ends (a copy would not do: copy engines serve another context
+ * while kernels run). The zero (empty_round_trips) is measured the same
+ * way, so an honest call's fence costs nothing against it.
+ */
+static void judge_fence(void)
+{
+	hx_tiny_kernel<<<1, 32>>>();
+	HX_CHECK(cudaGetLastError());
+	HX_CHECK(cudaDeviceSynchronize());
+}
+
+/* One call the judge times: request, reply, fence; the host time. */
+static double timed_round_trip(struct hx_run *r, const struct hx_request *req,
+			       int call, struct call_result *res)
+{
+	double t0 = hx__now_us();
+	judge_call(r, req, call, WF_TIME, res);
+	judge_fence();
+	double host = hx__now_us() - t0;
+	res->t0_us = t0;
+	return host;
+}
+
 static double empty_round_trips(struct hx_run *r, const struct hx_request *req,
 				const char *kind)
 {
@@ -1497,10 +1528,8 @@ static double empty_round_trips(struct hx_run *r, const struct hx_request *req,
 		struct call_result res;
 		hx__flush_l2(i);
 		HX_CHECK(cudaDeviceSynchronize());
-		double t0 = hx__now_us();
-		judge_call(r, req, CALL_TINY, WF_TIME, &res);
-		double h = hx__now_us() - t0;
-		trace_call(kind, i, t0, h, &res);
+		double h = timed_round_trip(r, req, CALL_TINY, &res);
+		trace_call(kind, i, res.t0_us, h, &res);
 		if (i >= NULL_SKIP && h - res.event_us < best)
 			best = h - res.event_us;
 	}
