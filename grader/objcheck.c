@@ -322,9 +322,35 @@ static int is_stub(const char *name)
 	return !strncmp(p, "__device_stub__", 15);
 }
 
+/*
+ * Whether a kernel's (mangled) name holds a name that begins with hx_: the
+ * judge's kernels are all named so, and the profiler leaves them out by
+ * that prefix (profiler.c: ncu --kernel-name regex:^(?!hx_)). A student's
+ * kernel called hx_work (spelt with ## past the text lint) would be left
+ * out too, and a decoy kernel's counters would stand for the step. In a
+ * mangled name every source name follows its length, so a name begins
+ * after a digit (or at the start of an unmangled name); any such name
+ * counts: the kernel's own, a namespace's or a template argument's.
+ */
+static int names_reserved_kernel(const char *k)
+{
+	for (const char *p = k; (p = strstr(p, "hx_")); p++)
+		if (p == k || (p[-1] >= '0' && p[-1] <= '9'))
+			return 1;
+	return 0;
+}
+
 static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 			  struct objcheck_list *out)
 {
+	for (size_t k = 0; r->kernels && r->kernels[k]; k++)
+		if (names_reserved_kernel(r->kernels[k]))
+			problem(out,
+				"has the kernel %s, whose name holds a name "
+				"beginning with hx_: that prefix is the "
+				"harness's own (its kernels are left out of "
+				"the profiler's counters by it); rename it",
+				r->kernels[k]);
 	for (size_t i = 1; i < e->nsym; i++) {
 		const Elf64_Sym *s = &e->sym[i];
 		int bind = ELF64_ST_BIND(s->st_info);

@@ -16,6 +16,9 @@
  *     and other C++ functions of the student's own (mangled names) that are
  *     neither the harness's (every symbol its objects define or use) nor the
  *     C++ library's or ABI's (std::, operator new/delete, vtables, guards).
+ *     No kernel's name may hold a name beginning with hx_ (its own, a
+ *     namespace's or a template argument's): the judge's kernels are told
+ *     from the student's by that prefix when ncu counts (2026-11-24).
  *     A C name that is not a launcher (json_dumpf, main, fwrite, malloc,
  *     cudaEventElapsedTime ...) would replace the harness's or a library's
  *     function for the whole program: rejected, naming it. So is a kernel
@@ -91,7 +94,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-11"
+#define OBJCHECK_RULES "objcheck-12"
 
 struct objcheck_problem {
 	char message[320];

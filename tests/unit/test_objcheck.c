@@ -176,6 +176,30 @@ int main(void)
 		      list.count ? items[0].message : "");
 	}
 
+	{
+		/* a kernel named hx_*, in an hx_ namespace or with an hx_
+		 * template argument would be left out of ncu's counters */
+		static const char *const hx_kernels[] = {
+			"_Z7hx_workifPKfPf", "_ZN5hx_ns4workEv",
+			"_Z4workI6hx_argEvv", "_Z8phx_workv", "_Z9work_hx_av",
+			NULL};
+		char obj[PATH_MAX], err2[256] = "";
+		struct objcheck_problem items[8];
+		struct objcheck_list list = {items, 0, 8};
+		struct objcheck_rules rules = {launchers, hx_kernels, harness};
+		compile("hxkernel", "void saxpy(void) {}\n", obj, sizeof(obj));
+		objcheck_object(obj, &rules, &list, err2, sizeof(err2));
+		int named = list.count == 3;
+		for (int i = 0; named && i < 3; i++)
+			named = strstr(items[i].message, hx_kernels[i]) &&
+				strstr(items[i].message, "beginning with hx_");
+		CHECK(named,
+		      "kernels whose names hold a name beginning with hx_ are "
+		      "rejected, naming each (own, namespace, template "
+		      "argument); phx_ and _hx_ are not (%d: %s)",
+		      list.count, list.count ? items[0].message : "");
+	}
+
 	n = check_text("throws",
 		       "void ctor(void *, const char *) "
 		       "__asm__(\"_ZNSt13runtime_errorC1EPKc\");\n"
