@@ -99,6 +99,17 @@ static const struct fact_info facts[] = {
 	 "instructions executed per element: warp instructions x 32 / n"},
 	{"bank_conflicts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
 	 "shared-memory bank conflicts (loads + stores) per element"},
+	{"load_insts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
+	 "instructions executed that read global memory (loads, cp.async, "
+	 "texture fetches, atomics) x 32 / n: 2 for scalar SAXPY, 0.5 with "
+	 "float4; counted as they ran, so a load in a branch that never runs "
+	 "adds nothing"},
+	{"sync_loads_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
+	 "load_insts_per_element without cp.async: the global loads a thread "
+	 "waits for in a register"},
+	{"store_insts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
+	 "instructions executed that write global memory (stores, "
+	 "reductions, atomics) x 32 / n"},
 	{"sanitizer_errors", "", "sanitizer (compute-sanitizer)", FACT_NUMBER,
 	 FACT_CHECK,
 	 "errors and hazards reported by the lab's compute-sanitizer tools"},

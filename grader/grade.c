@@ -46,7 +46,8 @@ static void emit_checks(struct check_summary *checks, event_sink sink,
 	check_summary_release(checks);
 }
 
-/* Bench: count the instructions the step executes per element (ncu). */
+/* Bench, or a check on a counter: count the instructions the step
+ * executes per element, by kind (ncu). */
 static void profile_instructions(struct sandbox *sb, const char *box_parent,
 				 const char *exe, const char *step,
 				 const char *gpu_uuid, double limit,
@@ -71,6 +72,14 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 		json_object_set_new(
 			ev, "bank_conflicts_per_element",
 			json_real(event_num(facts, "bank_conflicts_per_element")));
+		static const char *const memory[] = {
+			"load_insts_per_element", "sync_loads_per_element",
+			"store_insts_per_element"};
+		for (size_t i = 0; i < sizeof(memory) / sizeof(memory[0]); i++)
+			if (json_object_get(facts, memory[i]))
+				json_object_set_new(
+					ev, memory[i],
+					json_real(event_num(facts, memory[i])));
 		json_object_update(r->metrics, facts);
 		json_decref(facts);
 	} else {

@@ -21,6 +21,7 @@
 #define CONFLICTS "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_"
 #define GLOBAL "l1tex__t_%s_pipe_lsu_mem_global_op_"
 #define SASS "smsp__sass_thread_inst_executed_op_"
+#define OP "smsp__inst_executed_op_"
 
 static const struct pm_info table[PM_COUNT] = {
 	[PM_DURATION] = {"gpu__time_duration.sum", PM_SUM},
@@ -46,6 +47,16 @@ static const struct pm_info table[PM_COUNT] = {
 	[PM_LD_REQUESTS] = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", PM_SUM},
 	[PM_ST_SECTORS] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", PM_SUM},
 	[PM_ST_REQUESTS] = {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", PM_SUM},
+	[PM_OP_GLOBAL_LD] = {OP "global_ld.sum", PM_SUM},
+	[PM_OP_GENERIC_LD] = {OP "generic_ld.sum", PM_SUM},
+	[PM_OP_LDGSTS] = {OP "ldgsts.sum", PM_SUM},
+	[PM_OP_TEXTURE] = {OP "texture.sum", PM_SUM},
+	[PM_OP_SURFACE_LD] = {OP "surface_ld.sum", PM_SUM},
+	[PM_OP_ATOM] = {OP "generic_atom.sum", PM_SUM},
+	[PM_OP_GLOBAL_ST] = {OP "global_st.sum", PM_SUM},
+	[PM_OP_GENERIC_ST] = {OP "generic_st.sum", PM_SUM},
+	[PM_OP_GLOBAL_RED] = {OP "global_red.sum", PM_SUM},
+	[PM_OP_SURFACE_ST] = {OP "surface_st.sum", PM_SUM},
 	[PM_CONFLICTS_LD] = {CONFLICTS "ld.sum", PM_SUM},
 	[PM_CONFLICTS_ST] = {CONFLICTS "st.sum", PM_SUM},
 	[PM_L1_HIT] = {"l1tex__t_sector_hit_rate.pct", PM_TIME_WEIGHTED},
@@ -104,8 +115,11 @@ const char *pm_stall_reason(int i)
 	return i >= 0 && i < PM_NSTALLS ? stall_names[i] : NULL;
 }
 
-static const enum pm_metric checks_set[] = {PM_WARP_INST, PM_CONFLICTS_LD,
-					    PM_CONFLICTS_ST};
+static const enum pm_metric checks_set[] = {
+	PM_WARP_INST,     PM_CONFLICTS_LD,  PM_CONFLICTS_ST, PM_OP_GLOBAL_LD,
+	PM_OP_GENERIC_LD, PM_OP_LDGSTS,     PM_OP_TEXTURE,   PM_OP_SURFACE_LD,
+	PM_OP_ATOM,       PM_OP_GLOBAL_ST,  PM_OP_GENERIC_ST, PM_OP_GLOBAL_RED,
+	PM_OP_SURFACE_ST};
 
 static enum pm_metric find_metric(const char *name)
 {
@@ -892,11 +906,45 @@ static void stall_facts(const struct profile_result *pr, json_t *facts)
 			    json_string(pm_stall_reason(top_i)));
 }
 
+/*
+ * The memory instructions the launched kernels executed, per element
+ * (warp instructions x 32 / n, as inst_per_element): counts of what ran,
+ * so an instruction in a branch that never runs adds nothing (a float4
+ * load under `if (n < 0)` made step 5's PTX checks pass, red team
+ * 2026-11-24), and an extra instruction only adds. Every path that reads
+ * global memory counts as a load (loads into registers, generic loads,
+ * cp.async, texture and surface fetches, atomics), so work moved to
+ * another path is still counted; sync_loads are the same without
+ * cp.async (the loads a thread waits for in a register). The plain and
+ * generic loads and stores must be reported; a kind this GPU or ncu does
+ * not count (cp.async before Ampere) adds 0.
+ */
+static void memory_instruction_facts(const struct profile_result *pr,
+				     double n, json_t *facts)
+{
+	if (n <= 0 || !HAVE(PM_OP_GLOBAL_LD) || !HAVE(PM_OP_GENERIC_LD) ||
+	    !HAVE(PM_OP_GLOBAL_ST) || !HAVE(PM_OP_GENERIC_ST))
+		return;
+#define OPT(m) (HAVE(m) ? V(m) : 0.0)
+	double sync = V(PM_OP_GLOBAL_LD) + V(PM_OP_GENERIC_LD) +
+		      OPT(PM_OP_TEXTURE) + OPT(PM_OP_SURFACE_LD) +
+		      OPT(PM_OP_ATOM);
+	double stores = V(PM_OP_GLOBAL_ST) + V(PM_OP_GENERIC_ST) +
+			OPT(PM_OP_GLOBAL_RED) + OPT(PM_OP_SURFACE_ST) +
+			OPT(PM_OP_ATOM);
+	set(facts, "load_insts_per_element",
+	    (sync + OPT(PM_OP_LDGSTS)) * 32 / n);
+	set(facts, "sync_loads_per_element", sync * 32 / n);
+	set(facts, "store_insts_per_element", stores * 32 / n);
+#undef OPT
+}
+
 void profile_facts(const struct profile_result *pr, double n,
 		   double copy_gbps, json_t *facts)
 {
 	if (!pr->measured)
 		return;
+	memory_instruction_facts(pr, n, facts);
 	if (HAVE(PM_WARP_INST) && n > 0)
 		set(facts, "inst_per_element", V(PM_WARP_INST) * 32 / n);
 	if (HAVE(PM_CONFLICTS_LD) && HAVE(PM_CONFLICTS_ST) && n > 0)

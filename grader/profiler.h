@@ -10,8 +10,9 @@
  * figures.
  *
  * Two metric sets: PROFILE_CHECKS is what the labs' checks need (warp
- * instructions, shared-memory bank conflicts: a few replay passes, used by
- * bench); PROFILE_EXPLAIN is everything `explain` reports (the pm_metric
+ * instructions, shared-memory bank conflicts, the memory instructions
+ * executed by kind: a few replay passes, used by bench and by any step
+ * with a check on one of their facts); PROFILE_EXPLAIN is everything `explain` reports (the pm_metric
  * table below: DRAM throughput, occupancy and its limits, sectors and
  * requests, hit rates, the stall reasons, floating-point operations and the
  * device's peaks for the roofline).
@@ -65,6 +66,13 @@ enum pm_metric {
 	PM_LD_REQUESTS,      /* global loads: warp-level requests */
 	PM_ST_SECTORS,
 	PM_ST_REQUESTS,
+	/* warp-level instructions executed, by kind: what reads global
+	 * memory (loads into registers, cp.async, texture and surface
+	 * fetches, atomics: ncu counts global and generic ATOM together)
+	 * and what writes it */
+	PM_OP_GLOBAL_LD, PM_OP_GENERIC_LD, PM_OP_LDGSTS, PM_OP_TEXTURE,
+	PM_OP_SURFACE_LD, PM_OP_ATOM, PM_OP_GLOBAL_ST, PM_OP_GENERIC_ST,
+	PM_OP_GLOBAL_RED, PM_OP_SURFACE_ST,
 	PM_CONFLICTS_LD,     /* shared-memory bank conflicts */
 	PM_CONFLICTS_ST,
 	PM_L1_HIT,           /* % of L1 sector lookups that hit */

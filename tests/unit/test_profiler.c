@@ -9,6 +9,7 @@
 #include "strbuf.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,27 @@ static void saxpy_v1_figures(const struct profile_result *r, const char *layout,
 	      "%s: the long-scoreboard stall", layout);
 	CHECK(r->warp_instructions == 39845888 && r->bank_conflicts == 0,
 	      "%s: the checks' shorthands", layout);
+}
+
+/* The memory-instruction facts of one kernel of the recorded probe
+ * (tests/fixtures/ncu/h100-ncu-memory-ops.md: n = 2^24). */
+static json_t *memory_ops(const char *kernel)
+{
+	char name[128];
+	snprintf(name, sizeof(name), "h100-ncu-memory-ops-%s.csv", kernel);
+	struct profile_result r;
+	memset(&r, 0, sizeof(r));
+	int n = profile_parse_csv(fixture(name), &r);
+	r.measured = n > 0;
+	json_t *facts = json_object();
+	profile_facts(&r, 16777216.0, 0, facts);
+	return facts;
+}
+
+static double fact(json_t *facts, const char *name)
+{
+	json_t *v = json_object_get(facts, name);
+	return json_is_number(v) ? json_number_value(v) : -1;
 }
 
 int main(void)
@@ -164,5 +186,42 @@ int main(void)
 					 pm_info((enum pm_metric)k)->ncu_name) != 0;
 	}
 	CHECK(named && unique, "the metric table is complete and unambiguous");
+	{
+		/* executed memory instructions per element, from a real run */
+		json_t *sc = memory_ops("scalar"), *v4 = memory_ops("vec4"),
+		       *dead = memory_ops("dead"), *cp = memory_ops("cpasync"),
+		       *at = memory_ops("atom"), *ge = memory_ops("generic");
+		CHECK(fact(sc, "load_insts_per_element") == 2 &&
+			      fact(sc, "store_insts_per_element") == 1 &&
+			      fact(v4, "load_insts_per_element") == 0.5 &&
+			      fact(v4, "store_insts_per_element") == 0.25,
+		      "scalar SAXPY executes 2 loads and 1 store per element, "
+		      "float4 a quarter of that (%g %g, %g %g)",
+		      fact(sc, "load_insts_per_element"),
+		      fact(sc, "store_insts_per_element"),
+		      fact(v4, "load_insts_per_element"),
+		      fact(v4, "store_insts_per_element"));
+		CHECK(fact(dead, "load_insts_per_element") == 2 &&
+			      fact(dead, "store_insts_per_element") == 1,
+		      "a float4 load and store in a branch that never runs "
+		      "count nothing: the dead-branch kernel counts as scalar "
+		      "(%g, %g)", fact(dead, "load_insts_per_element"),
+		      fact(dead, "store_insts_per_element"));
+		CHECK(fact(cp, "load_insts_per_element") == 1 &&
+			      fact(cp, "sync_loads_per_element") == 0,
+		      "cp.async counts as a load, not as a sync load (%g, %g)",
+		      fact(cp, "load_insts_per_element"),
+		      fact(cp, "sync_loads_per_element"));
+		CHECK(fact(at, "load_insts_per_element") == 1 &&
+			      fact(ge, "load_insts_per_element") == 1 &&
+			      fact(ge, "store_insts_per_element") == 1,
+		      "reads through atomics and generic loads count as loads, "
+		      "generic stores as stores (%g, %g, %g)",
+		      fact(at, "load_insts_per_element"),
+		      fact(ge, "load_insts_per_element"),
+		      fact(ge, "store_insts_per_element"));
+		json_decref(sc), json_decref(v4), json_decref(dead);
+		json_decref(cp), json_decref(at), json_decref(ge);
+	}
 	return check_done();
 }
