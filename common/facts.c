@@ -107,6 +107,8 @@ static const struct fact_info facts[] = {
 	{"sync_loads_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
 	 "load_insts_per_element without cp.async: the global loads a thread "
 	 "waits for in a register"},
+	{"async_copies_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
+	 "cp.async instructions executed x 32 / n"},
 	{"store_insts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
 	 "instructions executed that write global memory (stores, "
 	 "reductions, atomics) x 32 / n"},

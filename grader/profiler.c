@@ -915,7 +915,8 @@ static void stall_facts(const struct profile_result *pr, json_t *facts)
  * global memory counts as a load (loads into registers, generic loads,
  * cp.async, texture and surface fetches, atomics), so work moved to
  * another path is still counted; sync_loads are the same without
- * cp.async (the loads a thread waits for in a register). The plain and
+ * cp.async (the loads a thread waits for in a register), and
+ * async_copies the cp.async alone (only where ncu counts it). The plain and
  * generic loads and stores must be reported; a kind this GPU or ncu does
  * not count (cp.async before Ampere) adds 0.
  */
@@ -935,6 +936,8 @@ static void memory_instruction_facts(const struct profile_result *pr,
 	set(facts, "load_insts_per_element",
 	    (sync + OPT(PM_OP_LDGSTS)) * 32 / n);
 	set(facts, "sync_loads_per_element", sync * 32 / n);
+	if (HAVE(PM_OP_LDGSTS))
+		set(facts, "async_copies_per_element", V(PM_OP_LDGSTS) * 32 / n);
 	set(facts, "store_insts_per_element", stores * 32 / n);
 #undef OPT
 }

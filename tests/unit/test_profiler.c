@@ -208,7 +208,9 @@ int main(void)
 		      "(%g, %g)", fact(dead, "load_insts_per_element"),
 		      fact(dead, "store_insts_per_element"));
 		CHECK(fact(cp, "load_insts_per_element") == 1 &&
-			      fact(cp, "sync_loads_per_element") == 0,
+			      fact(cp, "sync_loads_per_element") == 0 &&
+			      fact(cp, "async_copies_per_element") == 1 &&
+			      fact(sc, "async_copies_per_element") == 0,
 		      "cp.async counts as a load, not as a sync load (%g, %g)",
 		      fact(cp, "load_insts_per_element"),
 		      fact(cp, "sync_loads_per_element"));
