@@ -49,14 +49,25 @@ static void emit_checks(struct check_summary *checks, event_sink sink,
 /* Bench, or a check on a counter: count the instructions the step
  * executes per element, by kind (ncu). */
 static void profile_instructions(struct sandbox *sb, const char *box_parent,
-				 const char *exe, const char *step,
-				 const char *gpu_uuid, double limit,
-				 struct step_outcome *r,
+				 const char *build_dir, const char *exe,
+				 const char *step, const char *gpu_uuid,
+				 double limit, struct step_outcome *r,
 				 event_sink sink, void *arg)
 {
 	struct profile_result pr;
-	profile_step(sb, box_parent, exe, limit, PROFILE_CHECKS, gpu_uuid, &pr);
+	char key[17], cache[PATH_MAX];
+	snprintf(cache, sizeof(cache), "%s/counters", build_dir);
+	int keyed = profile_cache_key(exe, gpu_uuid, PROFILE_CHECKS, key) == 0;
+	int cached = keyed && profile_cache_load(cache, key, &pr) == 0;
+	if (!cached) {
+		profile_step(sb, box_parent, exe, limit, PROFILE_CHECKS,
+			     gpu_uuid, &pr);
+		if (keyed)
+			profile_cache_store(cache, key, &pr);
+	}
 	json_t *ev = event_profile(step, "ncu", pr.measured);
+	if (cached)
+		json_object_set_new(ev, "cached", json_true());
 	if (pr.measured) {
 		/* the facts (profiler.h: the one derivation); the event
 		 * reports them with ncu's raw counts */
@@ -1159,7 +1170,8 @@ static void run_and_check(struct grade_run *run, size_t i,
 		sanitized |= !strcmp(s->checks[k].metric, "sanitizer_errors");
 	}
 	if (counters && outcome_ran_clean(r, c) && r->timed_n > 0)
-		profile_instructions(boxed, run->box_parent, b->exe, s->id,
+		profile_instructions(boxed, run->box_parent, o->build_dir,
+				     b->exe, s->id,
 				     run->gpu_uuid, run->step_limit, r,
 				     run->sink, run->arg);
 	if (sanitized && run->lab.sanitize_tools && outcome_ran_clean(r, c))

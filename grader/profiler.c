@@ -5,6 +5,7 @@
 #include "device.h"
 #include "sandbox.h"
 #include "runner.h"
+#include "hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define STALL(r) "smsp__average_warps_issue_stalled_" r "_per_issue_active.ratio"
@@ -955,4 +957,87 @@ void profile_facts(const struct profile_result *pr, double n,
 		    (V(PM_CONFLICTS_LD) + V(PM_CONFLICTS_ST)) / n);
 	memory_facts(pr, n, copy_gbps, facts);
 	stall_facts(pr, facts);
+}
+
+/* ---- the cache of counter results (profiler.h) ------------------------- */
+
+int profile_cache_key(const char *exe, const char *gpu_uuid,
+		      enum profile_set set, char key[17])
+{
+	struct content_hash h;
+	hash_init(&h);
+	hash_str(&h, "profile-cache-1");
+	if (hash_file(&h, exe) < 0 || !gpu_uuid || !*gpu_uuid)
+		return -1;
+	hash_str(&h, gpu_uuid);
+	if (set == PROFILE_CHECKS)
+		for (size_t i = 0; i < sizeof(checks_set) / sizeof(checks_set[0]); i++)
+			hash_str(&h, table[checks_set[i]].ncu_name);
+	else
+		for (int m = 0; m < PM_COUNT; m++)
+			hash_str(&h, table[m].ncu_name);
+	hash_hex(&h, key);
+	return 0;
+}
+
+static void cache_path(const char *dir, const char *key, char *path,
+		       size_t len)
+{
+	snprintf(path, len, "%s/%s.json", dir, key);
+}
+
+int profile_cache_load(const char *cache_dir, const char *key,
+		       struct profile_result *out)
+{
+	char path[PATH_MAX];
+	cache_path(cache_dir, key, path, sizeof(path));
+	json_t *j = json_load_file(path, 0, NULL);
+	json_t *values = json_object_get(j, "values");
+	if (!json_is_object(values)) {
+		json_decref(j);
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	out->measured = 1;
+	out->kernels = (int)json_integer_value(json_object_get(j, "kernels"));
+	snprintf(out->longest, sizeof(out->longest), "%s",
+		 json_string_value(json_object_get(j, "longest"))
+			 ? json_string_value(json_object_get(j, "longest"))
+			 : "");
+	out->elements = json_number_value(json_object_get(j, "elements"));
+	for (int m = 0; m < PM_COUNT; m++) {
+		json_t *v = json_object_get(values, table[m].ncu_name);
+		if (json_is_number(v)) {
+			out->value[m] = json_number_value(v);
+			out->have[m] = 1;
+		}
+	}
+	out->warp_instructions = out->value[PM_WARP_INST];
+	out->bank_conflicts = out->value[PM_CONFLICTS_LD] +
+			      out->value[PM_CONFLICTS_ST];
+	json_decref(j);
+	return 0;
+}
+
+void profile_cache_store(const char *cache_dir, const char *key,
+			 const struct profile_result *pr)
+{
+	if (!pr->measured || (mkdir(cache_dir, 0755) < 0 && errno != EEXIST))
+		return;
+	json_t *values = json_object();
+	for (int m = 0; m < PM_COUNT; m++)
+		if (pr->have[m])
+			json_object_set_new(values, table[m].ncu_name,
+					    json_real(pr->value[m]));
+	json_t *j = json_pack("{s:i, s:s, s:f, s:o}", "kernels", pr->kernels,
+			      "longest", pr->longest, "elements", pr->elements,
+			      "values", values);
+	char path[PATH_MAX], tmp[PATH_MAX + 32];
+	cache_path(cache_dir, key, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+	if (j && json_dump_file(j, tmp, JSON_COMPACT) == 0)
+		rename(tmp, path);
+	else
+		unlink(tmp);
+	json_decref(j);
 }

@@ -133,6 +133,31 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 		  const char *gpu_uuid, struct profile_result *out);
 
 /*
+ * The counters of a step executable are the same on every run of it on
+ * one GPU (the profiled case's size and inputs are the harness's, fixed
+ * for a GPU; its kernels' instruction counts do not depend on timing), so
+ * a grading run keeps PROFILE_CHECKS results under cache_dir, named by
+ * profile_cache_key(): the executable's content, the GPU's UUID and the
+ * metric set. A re-run of an unchanged step (`test` again, a class whose
+ * students hand in the same file) then reads its counts instead of
+ * running ncu (about 3.5 s a step on the H100). The folder is the
+ * grader's (under its build folder): neither the compile box nor the run
+ * box can write it. Like the build cache's, the key is not a
+ * cryptographic hash: it names entries, it does not defend them.
+ *
+ * profile_cache_load: 0 and out filled (measured 1), or -1 when there is
+ * no entry (or it cannot be read). profile_cache_store: writes a measured
+ * result (atomically: a temporary file renamed); errors are ignored, the
+ * cache is only an optimisation.
+ */
+int profile_cache_key(const char *exe, const char *gpu_uuid,
+		      enum profile_set set, char key[17]);
+int profile_cache_load(const char *cache_dir, const char *key,
+		       struct profile_result *out);
+void profile_cache_store(const char *cache_dir, const char *key,
+			 const struct profile_result *pr);
+
+/*
  * One compute-sanitizer tool (memcheck, racecheck, ...) on the step's case
  * (--case CASE --no-timing). The tool is `compute-sanitizer` on PATH, or
  * what CUDALAB_SANITIZER names. errors: the tool's error count (racecheck:

@@ -225,5 +225,44 @@ int main(void)
 		json_decref(sc), json_decref(v4), json_decref(dead);
 		json_decref(cp), json_decref(at), json_decref(ge);
 	}
+	{
+		/* the counter cache: a stored result reads back whole; the key
+		 * follows the executable's content and the GPU */
+		char dir[] = "/tmp/cudalab-profcache-XXXXXX", exe[256], k1[17],
+		     k2[17], k3[17];
+		int made = mkdtemp(dir) != NULL;
+		snprintf(exe, sizeof(exe), "%s/step", dir);
+		FILE *f = made ? fopen(exe, "w") : NULL;
+		if (f)
+			fputs("one executable", f), fclose(f);
+		struct profile_result a, b;
+		memset(&a, 0, sizeof(a));
+		profile_parse_csv(fixture("h100-ncu-memory-ops-vec4.csv"), &a);
+		a.measured = 1;
+		int ok = f && profile_cache_key(exe, "GPU-1", PROFILE_CHECKS, k1) == 0 &&
+			 profile_cache_key(exe, "GPU-2", PROFILE_CHECKS, k2) == 0;
+		profile_cache_store(dir, k1, &a);
+		ok = ok && profile_cache_load(dir, k1, &b) == 0 &&
+		     profile_cache_load(dir, k2, &b) < 0 &&
+		     profile_cache_load(dir, k1, &b) == 0;
+		f = fopen(exe, "w");
+		if (f)
+			fputs("another executable", f), fclose(f);
+		ok = ok && profile_cache_key(exe, "GPU-1", PROFILE_CHECKS, k3) == 0 &&
+		     strcmp(k1, k3) && strcmp(k1, k2) &&
+		     profile_cache_key(exe, NULL, PROFILE_CHECKS, k3) < 0;
+		int same = b.measured == 1 && b.kernels == a.kernels;
+		for (int m = 0; m < PM_COUNT; m++)
+			same = same && b.have[m] == a.have[m] &&
+			       b.value[m] == a.value[m];
+		CHECK(ok && same,
+		      "the counter cache: a stored result reads back whole, "
+		      "another GPU or another executable is another entry, no "
+		      "GPU no key (%d %d)", ok, same);
+		char cmd[300];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (made && system(cmd) != 0)
+			printf("# could not remove %s\n", dir);
+	}
 	return check_done();
 }
