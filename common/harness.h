@@ -404,12 +404,18 @@ int hx_lab_main(int argc, char **argv, const struct hx_lab *lab);
  * calls are within the bound of what the same empty calls cost now, which
  * is NOT GRADED (the judge cannot bound them), not a failure. The slack
  * covers the jitter of two processes' round trips; the fraction, clock
- * granularity on long calls. Honest gaps on the H100 (2026-11-24, every
- * lab's references): -5 to 9.2 us. The event carries gap_us, null_us (the
- * zero) and empty_now_us.
+ * granularity on long calls. Honest gaps (the GPU suite's judge_clock_honest
+ * on every lab's references and step matrices): before the fence
+ * (labdriver.cu, judge_fence) at most 13.4 us on the H100 and 8.2 us on
+ * the H200; with it (2026-11-24, 6f011c5) at most 31.9 us on the H100 (a
+ * long call, within its 5 %; medians 7.8 us) and 21.5 us on the H200
+ * (55 and 47 runs), against the 20 us the slack then was: it is 30 us
+ * since, so that an honest short call keeps a margin (the physics bound
+ * still stops a claim faster than 1.15x copy whatever the slack). The
+ * event carries gap_us, null_us (the zero) and empty_now_us.
  */
 #define HX_CLOCK_FRACTION 0.05
-#define HX_CLOCK_SLACK_US 20.0
+#define HX_CLOCK_SLACK_US 30.0
 
 /* ==== the judge's toolkit (also for programs with no student code) ===== */
 
