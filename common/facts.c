@@ -109,6 +109,8 @@ static const struct fact_info facts[] = {
 	 "waits for in a register"},
 	{"async_copies_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
 	 "cp.async instructions executed x 32 / n"},
+	{"shared_insts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
+	 "shared-memory loads, stores and atomics executed x 32 / n"},
 	{"store_insts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
 	 "instructions executed that write global memory (stores, "
 	 "reductions, atomics) x 32 / n"},

@@ -85,7 +85,8 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 			json_real(event_num(facts, "bank_conflicts_per_element")));
 		static const char *const memory[] = {
 			"load_insts_per_element", "sync_loads_per_element",
-			"async_copies_per_element", "store_insts_per_element"};
+			"async_copies_per_element", "store_insts_per_element",
+			"shared_insts_per_element"};
 		for (size_t i = 0; i < sizeof(memory) / sizeof(memory[0]); i++)
 			if (json_object_get(facts, memory[i]))
 				json_object_set_new(

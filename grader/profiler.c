@@ -59,6 +59,9 @@ static const struct pm_info table[PM_COUNT] = {
 	[PM_OP_GENERIC_ST] = {OP "generic_st.sum", PM_SUM},
 	[PM_OP_GLOBAL_RED] = {OP "global_red.sum", PM_SUM},
 	[PM_OP_SURFACE_ST] = {OP "surface_st.sum", PM_SUM},
+	[PM_OP_SHARED_LD] = {OP "shared_ld.sum", PM_SUM},
+	[PM_OP_SHARED_ST] = {OP "shared_st.sum", PM_SUM},
+	[PM_OP_SHARED_ATOM] = {OP "shared_atom.sum", PM_SUM},
 	[PM_CONFLICTS_LD] = {CONFLICTS "ld.sum", PM_SUM},
 	[PM_CONFLICTS_ST] = {CONFLICTS "st.sum", PM_SUM},
 	[PM_L1_HIT] = {"l1tex__t_sector_hit_rate.pct", PM_TIME_WEIGHTED},
@@ -121,7 +124,7 @@ static const enum pm_metric checks_set[] = {
 	PM_WARP_INST,     PM_CONFLICTS_LD,  PM_CONFLICTS_ST, PM_OP_GLOBAL_LD,
 	PM_OP_GENERIC_LD, PM_OP_LDGSTS,     PM_OP_TEXTURE,   PM_OP_SURFACE_LD,
 	PM_OP_ATOM,       PM_OP_GLOBAL_ST,  PM_OP_GENERIC_ST, PM_OP_GLOBAL_RED,
-	PM_OP_SURFACE_ST};
+	PM_OP_SURFACE_ST, PM_OP_SHARED_LD,  PM_OP_SHARED_ST, PM_OP_SHARED_ATOM};
 
 static enum pm_metric find_metric(const char *name)
 {
@@ -941,6 +944,10 @@ static void memory_instruction_facts(const struct profile_result *pr,
 	if (HAVE(PM_OP_LDGSTS))
 		set(facts, "async_copies_per_element", V(PM_OP_LDGSTS) * 32 / n);
 	set(facts, "store_insts_per_element", stores * 32 / n);
+	if (HAVE(PM_OP_SHARED_LD) && HAVE(PM_OP_SHARED_ST))
+		set(facts, "shared_insts_per_element",
+		    (V(PM_OP_SHARED_LD) + V(PM_OP_SHARED_ST) +
+		     OPT(PM_OP_SHARED_ATOM)) * 32 / n);
 #undef OPT
 }
 

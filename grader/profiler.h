@@ -73,6 +73,7 @@ enum pm_metric {
 	PM_OP_GLOBAL_LD, PM_OP_GENERIC_LD, PM_OP_LDGSTS, PM_OP_TEXTURE,
 	PM_OP_SURFACE_LD, PM_OP_ATOM, PM_OP_GLOBAL_ST, PM_OP_GENERIC_ST,
 	PM_OP_GLOBAL_RED, PM_OP_SURFACE_ST,
+	PM_OP_SHARED_LD, PM_OP_SHARED_ST, PM_OP_SHARED_ATOM,
 	PM_CONFLICTS_LD,     /* shared-memory bank conflicts */
 	PM_CONFLICTS_ST,
 	PM_L1_HIT,           /* % of L1 sector lookups that hit */
