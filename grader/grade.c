@@ -72,7 +72,11 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 		/* the facts (profiler.h: the one derivation); the event
 		 * reports them with ncu's raw counts */
 		json_t *facts = json_object();
-		profile_facts(&pr, r->timed_n, 0, facts);
+		/* per element of the case ncu profiled (its own n, as its
+		 * events said: the timed size depends on the memory free when
+		 * the step starts), not of the timed run's */
+		profile_facts(&pr, pr.elements > 0 ? pr.elements : r->timed_n,
+			      0, facts);
 		json_object_set_new(ev, "warp_instructions",
 				    json_real(pr.warp_instructions));
 		json_object_set_new(ev, "kernels", json_integer(pr.kernels));
