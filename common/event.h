@@ -96,7 +96,10 @@
  *             reporters and `run.py record` print as they are)
  *  profile    step tool("ncu") measured(bool) reason? warp_instructions?
  *             kernels? inst_per_element? bank_conflicts?
- *             bank_conflicts_per_element?   (bench: hardware counters)
+ *             bank_conflicts_per_element? cached?(bool: read from the
+ *             counter cache, profiler.h) and every other counter fact
+ *             derived (load_insts_per_element ...: common/facts.c)
+ *             (bench, or a check on a counter: hardware counters)
  *             With set("explain") (explain's phase, below): measured
  *             reason?("--no-counters", "no CUDA device (...)", or ncu's
  *             failure) elements?(the profiled case's n) kernels? longest?

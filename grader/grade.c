@@ -87,15 +87,9 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 		json_object_set_new(
 			ev, "bank_conflicts_per_element",
 			json_real(event_num(facts, "bank_conflicts_per_element")));
-		static const char *const memory[] = {
-			"load_insts_per_element", "sync_loads_per_element",
-			"async_copies_per_element", "store_insts_per_element",
-			"shared_insts_per_element"};
-		for (size_t i = 0; i < sizeof(memory) / sizeof(memory[0]); i++)
-			if (json_object_get(facts, memory[i]))
-				json_object_set_new(
-					ev, memory[i],
-					json_real(event_num(facts, memory[i])));
+		/* and every other fact it derived (the memory instructions
+		 * by kind): the facts table owns their names */
+		json_object_update_missing(ev, facts);
 		json_object_update(r->metrics, facts);
 		json_decref(facts);
 	} else {

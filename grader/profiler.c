@@ -737,21 +737,27 @@ void sanitizer_run(struct sandbox *sb, const char *box_parent,
 	child_release(&c);
 }
 
+/* The ncu metrics of a set, comma-separated (ncu's --metrics). */
+static void metric_list(enum profile_set set, struct strbuf *out)
+{
+	if (set == PROFILE_CHECKS) {
+		for (size_t i = 0; i < sizeof(checks_set) / sizeof(checks_set[0]); i++)
+			strbuf_addf(out, "%s%s", i ? "," : "",
+				    table[checks_set[i]].ncu_name);
+	} else {
+		for (int m = 0; m < PM_COUNT; m++)
+			strbuf_addf(out, "%s%s", m ? "," : "",
+				    table[m].ncu_name);
+	}
+}
+
 void profile_step(struct sandbox *sb, const char *box_parent,
 		  const char *exe, double time_limit_s, enum profile_set set,
 		  const char *gpu_uuid, struct profile_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct strbuf metrics = STRBUF_INIT;
-	if (set == PROFILE_CHECKS) {
-		for (size_t i = 0; i < sizeof(checks_set) / sizeof(checks_set[0]); i++)
-			strbuf_addf(&metrics, "%s%s", i ? "," : "",
-				    table[checks_set[i]].ncu_name);
-	} else {
-		for (int m = 0; m < PM_COUNT; m++)
-			strbuf_addf(&metrics, "%s%s", m ? "," : "",
-				    table[m].ncu_name);
-	}
+	metric_list(set, &metrics);
 	const char *ncu = getenv("CUDALAB_NCU");
 	if (!ncu || !*ncu)
 		ncu = "ncu";
@@ -977,12 +983,10 @@ int profile_cache_key(const char *exe, const char *gpu_uuid,
 	if (hash_file(&h, exe) < 0 || !gpu_uuid || !*gpu_uuid)
 		return -1;
 	hash_str(&h, gpu_uuid);
-	if (set == PROFILE_CHECKS)
-		for (size_t i = 0; i < sizeof(checks_set) / sizeof(checks_set[0]); i++)
-			hash_str(&h, table[checks_set[i]].ncu_name);
-	else
-		for (int m = 0; m < PM_COUNT; m++)
-			hash_str(&h, table[m].ncu_name);
+	struct strbuf metrics = STRBUF_INIT;
+	metric_list(set, &metrics);
+	hash_str(&h, strbuf_str(&metrics));
+	strbuf_release(&metrics);
 	hash_hex(&h, key);
 	return 0;
 }
