@@ -259,6 +259,21 @@ int main(void)
 		      "the counter cache: a stored result reads back whole, "
 		      "another GPU or another executable is another entry, no "
 		      "GPU no key (%d %d)", ok, same);
+		/* a broken entry (cut short, not JSON, no values) is no entry:
+		 * ncu runs again */
+		static const char *const broken[] = {"{\"values\": {\"smsp",
+						     "not json", "{\"kernels\": 1}"};
+		int refused = 0;
+		for (int i = 0; i < 3; i++) {
+			char path[300];
+			snprintf(path, sizeof(path), "%s/%s.json", dir, k1);
+			f = fopen(path, "w");
+			if (f)
+				fputs(broken[i], f), fclose(f);
+			refused += profile_cache_load(dir, k1, &b) < 0;
+		}
+		CHECK(refused == 3,
+		      "a broken cache entry is read as none (%d of 3)", refused);
 		char cmd[300];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (made && system(cmd) != 0)
