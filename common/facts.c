@@ -100,20 +100,27 @@ static const struct fact_info facts[] = {
 	{"bank_conflicts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
 	 "shared-memory bank conflicts (loads + stores) per element"},
 	{"load_insts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
-	 "instructions executed that read global memory (loads, cp.async, "
-	 "texture fetches, atomics) x 32 / n: 2 for scalar SAXPY, 0.5 with "
-	 "float4; counted as they ran, so a load in a branch that never runs "
-	 "adds nothing"},
+	 "thread instructions executed that read global memory (loads, "
+	 "cp.async, bulk copies, texture fetches, atomics) per element: 2 "
+	 "for scalar SAXPY, 0.5 with float4; counted as they ran with their "
+	 "predicate on, so a load in a branch that never runs adds nothing"},
 	{"sync_loads_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
 	 "load_insts_per_element without cp.async: the global loads a thread "
 	 "waits for in a register"},
 	{"async_copies_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
-	 "cp.async instructions executed x 32 / n"},
+	 "cp.async (LDGSTS) thread instructions executed per element"},
 	{"shared_insts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
-	 "shared-memory loads, stores and atomics executed x 32 / n"},
+	 "shared-memory loads, stores and atomics executed per element"},
+	{"nc_loads_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
+	 "global loads through the read-only path (ld.global.nc, SASS "
+	 "LDG.CONSTANT) executed per element: 1 when scalar x takes it, 0.25 "
+	 "with float4; a load in a branch that never runs adds nothing"},
+	{"shuffles_per_block", "", "profiler (ncu)", FACT_NUMBER, BOTH,
+	 "warp shuffles executed (thread shuffles / 32) per block launched: "
+	 "5 when one warp sums its 32 values with shuffles"},
 	{"store_insts_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
-	 "instructions executed that write global memory (stores, "
-	 "reductions, atomics) x 32 / n"},
+	 "thread instructions executed that write global memory (stores, "
+	 "reductions, atomics, bulk copies) per element"},
 	{"sanitizer_errors", "", "sanitizer (compute-sanitizer)", FACT_NUMBER,
 	 FACT_CHECK,
 	 "errors and hazards reported by the lab's compute-sanitizer tools"},

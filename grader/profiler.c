@@ -124,7 +124,8 @@ static const enum pm_metric checks_set[] = {
 	PM_WARP_INST,     PM_CONFLICTS_LD,  PM_CONFLICTS_ST, PM_OP_GLOBAL_LD,
 	PM_OP_GENERIC_LD, PM_OP_LDGSTS,     PM_OP_TEXTURE,   PM_OP_SURFACE_LD,
 	PM_OP_ATOM,       PM_OP_GLOBAL_ST,  PM_OP_GENERIC_ST, PM_OP_GLOBAL_RED,
-	PM_OP_SURFACE_ST, PM_OP_SHARED_LD,  PM_OP_SHARED_ST, PM_OP_SHARED_ATOM};
+	PM_OP_SURFACE_ST, PM_OP_SHARED_LD,  PM_OP_SHARED_ST, PM_OP_SHARED_ATOM,
+	PM_GRID_SIZE};
 
 static enum pm_metric find_metric(const char *name)
 {
@@ -226,7 +227,114 @@ struct launch {
 	char name[256];
 	double value[PM_COUNT];
 	unsigned char have[PM_COUNT];
+	double sass[SASS_KINDS];
+	unsigned char have_sass;
 };
+
+/* The base name of a SASS opcode ("LDG" of "LDG.E.128"), compared. */
+static int opcode_is(const char *opcode, size_t base_len, const char *name)
+{
+	return strlen(name) == base_len && !strncmp(opcode, name, base_len);
+}
+
+void sass_count_opcode(const char *opcode, double count, double *counts)
+{
+	static const struct {
+		const char *name;
+		enum sass_kind kind, also;
+	} kinds[] = {
+		{"LDG", SASS_LOADS, SASS_KINDS}, {"LD", SASS_LOADS, SASS_KINDS},
+		{"TEX", SASS_LOADS, SASS_KINDS}, {"TLD", SASS_LOADS, SASS_KINDS},
+		{"TLD4", SASS_LOADS, SASS_KINDS}, {"TXD", SASS_LOADS, SASS_KINDS},
+		{"SULD", SASS_LOADS, SASS_KINDS},
+		{"ATOMG", SASS_LOADS, SASS_STORES},
+		{"ATOM", SASS_LOADS, SASS_STORES},
+		{"SUATOM", SASS_LOADS, SASS_STORES},
+		{"LDGSTS", SASS_ASYNC, SASS_KINDS},
+		{"UBLKCP", SASS_BULK, SASS_KINDS},
+		{"UTMALDG", SASS_BULK, SASS_KINDS},
+		{"UTMASTG", SASS_BULK_ST, SASS_KINDS},
+		{"UTMARED", SASS_BULK_ST, SASS_KINDS},
+		{"UBLKRED", SASS_BULK_ST, SASS_KINDS},
+		{"STG", SASS_STORES, SASS_KINDS}, {"ST", SASS_STORES, SASS_KINDS},
+		{"RED", SASS_STORES, SASS_KINDS}, {"SUST", SASS_STORES, SASS_KINDS},
+		{"SURED", SASS_STORES, SASS_KINDS},
+		{"LDS", SASS_SHARED, SASS_KINDS}, {"STS", SASS_SHARED, SASS_KINDS},
+		{"ATOMS", SASS_SHARED, SASS_KINDS},
+		{"LDSM", SASS_SHARED, SASS_KINDS},
+		{"STSM", SASS_SHARED, SASS_KINDS},
+		{"SHFL", SASS_SHUFFLES, SASS_KINDS},
+	};
+	size_t base = strcspn(opcode, ".");
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!opcode_is(opcode, base, kinds[i].name))
+			continue;
+		counts[kinds[i].kind] += count;
+		if (kinds[i].also < SASS_KINDS)
+			counts[kinds[i].also] += count;
+	}
+	/* the read-only path: a CONSTANT among an LDG's modifiers */
+	if (opcode_is(opcode, base, "LDG")) {
+		for (const char *m = opcode + base; *m == '.';) {
+			size_t len = strcspn(m + 1, ".");
+			if (len == 8 && !strncmp(m + 1, "CONSTANT", 8))
+				counts[SASS_NC_LOADS] += count;
+			m += 1 + len;
+		}
+	}
+}
+
+/* One cell of PROFILE_PER_OPCODE: "TOTAL (OP.MOD: N; OP: N; ...)", the
+ * numbers with thousands separators. 0 when it held the list (an empty
+ * one too: no instance is a kernel that ran nothing), -1 for "n/a" or
+ * anything else. */
+static int parse_per_opcode(const char *cell, double *counts)
+{
+	int ok;
+	char total[64];
+	size_t tl = strcspn(cell, " (");
+	if (tl == 0 || tl >= sizeof(total))
+		return -1;
+	memcpy(total, cell, tl);
+	total[tl] = '\0';
+	parse_value(total, &ok);
+	if (!ok)
+		return -1;
+	const char *p = strchr(cell, '(');
+	if (!p)
+		return 0;
+	for (p++; *p && *p != ')';) {
+		p += strspn(p, " ;");
+		size_t nl = strcspn(p, ":;)");
+		if (p[nl] != ':')
+			return -1;
+		char opcode[64], number[64];
+		const char *v = p + nl + 1;
+		v += strspn(v, " ");
+		size_t vl = strcspn(v, ";)");
+		if (nl >= sizeof(opcode) || vl >= sizeof(number))
+			return -1;
+		memcpy(opcode, p, nl);
+		opcode[nl] = '\0';
+		memcpy(number, v, vl);
+		number[vl] = '\0';
+		double count = parse_value(number, &ok);
+		if (!ok)
+			return -1;
+		sass_count_opcode(opcode, count, counts);
+		p = v + vl;
+	}
+	return 0;
+}
+
+static void launch_set_per_opcode(struct launch *k, const char *cell)
+{
+	double counts[SASS_KINDS] = {0};
+	if (parse_per_opcode(cell, counts) < 0)
+		return;
+	memcpy(k->sass, counts, sizeof(counts));
+	k->have_sass = 1;
+}
 
 struct launches {
 	struct launch *at;
@@ -282,12 +390,14 @@ static void parse_details(char **lines, int nlines, char **f, int hn,
 		if (n <= value_col || n <= name_col)
 			continue;
 		enum pm_metric m = find_metric(g[name_col]);
+		int per_opcode = !strcmp(g[name_col], PROFILE_PER_OPCODE);
 		if (id_col >= 0) {
 			k = NULL;
 			for (int j = 0; j < out->n && !k; j++)
 				if (!strcmp(out->at[j].id, g[id_col]))
 					k = &out->at[j];
-		} else if (k && m < PM_COUNT && k->have[m]) {
+		} else if (k && ((m < PM_COUNT && k->have[m]) ||
+				 (per_opcode && k->have_sass))) {
 			k = NULL;
 		}
 		if (!k) {
@@ -295,7 +405,11 @@ static void parse_details(char **lines, int nlines, char **f, int hn,
 			snprintf(k->id, sizeof(k->id), "%s",
 				 id_col >= 0 ? g[id_col] : "");
 		}
-		launch_set(k, m, g[value_col], unit_col >= 0 ? g[unit_col] : "");
+		if (per_opcode)
+			launch_set_per_opcode(k, g[value_col]);
+		else
+			launch_set(k, m, g[value_col],
+				   unit_col >= 0 ? g[unit_col] : "");
 	}
 	free(g);
 }
@@ -304,7 +418,8 @@ static void parse_details(char **lines, int nlines, char **f, int hn,
 static void parse_raw(char **lines, int nlines, char **f, int hn,
 		      struct launches *out)
 {
-	int kernel_col = column(f, hn, "Kernel Name");
+	int kernel_col = column(f, hn, "Kernel Name"),
+	    per_opcode_col = column(f, hn, PROFILE_PER_OPCODE);
 	enum pm_metric *col = malloc((size_t)(hn > 0 ? hn : 1) * sizeof(*col));
 	char **units = calloc((size_t)(hn > 0 ? hn : 1), sizeof(*units));
 	for (int c = 0; c < hn; c++)
@@ -330,6 +445,8 @@ static void parse_raw(char **lines, int nlines, char **f, int hn,
 		for (int c = 0; c < n && c < hn; c++)
 			if (col[c] < PM_COUNT)
 				launch_set(k, col[c], v[c], units[c] ? units[c] : "");
+		if (per_opcode_col >= 0 && per_opcode_col < n)
+			launch_set_per_opcode(k, v[per_opcode_col]);
 	}
 	free(v);
 	free(g);
@@ -347,6 +464,12 @@ static void combine(const struct launches *l, struct profile_result *out)
 	snprintf(out->longest, sizeof(out->longest), "%s", l->at[longest].name);
 	for (int i = 0; i < l->n; i++) {
 		const struct launch *k = &l->at[i];
+		out->blocks += k->have[PM_GRID_SIZE] ? k->value[PM_GRID_SIZE] : 0;
+		if (k->have_sass) {
+			for (int s = 0; s < SASS_KINDS; s++)
+				out->sass[s] += k->sass[s];
+			out->have_sass = 1;
+		}
 		double w = k->have[PM_DURATION] && k->value[PM_DURATION] > 0
 				   ? k->value[PM_DURATION]
 				   : 1;
@@ -383,6 +506,9 @@ int profile_parse_csv(const char *csv, struct profile_result *out)
 	memset(out->have, 0, sizeof(out->have));
 	out->kernels = 0;
 	out->longest[0] = '\0';
+	out->blocks = 0;
+	out->have_sass = 0;
+	memset(out->sass, 0, sizeof(out->sass));
 	out->warp_instructions = out->bank_conflicts = 0;
 
 	/* the quoted lines only: ==PROF== lines and the program's own
@@ -413,7 +539,7 @@ int profile_parse_csv(const char *csv, struct profile_result *out)
 	/* a launch with no known metric (a stray quoted line) is not one */
 	int kept = 0;
 	for (int i = 0; i < l.n; i++) {
-		int any = 0;
+		int any = l.at[i].have_sass;
 		for (int m = 0; m < PM_COUNT && !any; m++)
 			any = l.at[i].have[m];
 		if (any)
@@ -749,6 +875,7 @@ static void metric_list(enum profile_set set, struct strbuf *out)
 			strbuf_addf(out, "%s%s", m ? "," : "",
 				    table[m].ncu_name);
 	}
+	strbuf_addf(out, ",%s", PROFILE_PER_OPCODE);
 }
 
 void profile_step(struct sandbox *sb, const char *box_parent,
@@ -768,6 +895,7 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 	const char *targv[] = {ncu, "--clock-control", "none", "--csv",
 			       "--target-processes", "all",
 			       "--metrics", strbuf_str(&metrics),
+			       "--print-metric-instances", "details",
 			       "--kernel-name-base", "function", "--kernel-name",
 			       "regex:^(?!hx_)", "--log-file",
 			       NULL /* the report */, NULL};
@@ -779,7 +907,7 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 	struct strbuf report = STRBUF_INIT;
 	char how[160], why[256] = "";
 	const char *text = "";
-	if (run_tool_on_step(sb, box_parent, targv, 13, "ncu.csv", sargv,
+	if (run_tool_on_step(sb, box_parent, targv, 15, "ncu.csv", sargv,
 			     gpu_uuid, 1, time_limit_s, &c, &report, 8 << 20,
 			     why, sizeof(why)) < 0) {
 		if (!c.error[0])
@@ -918,23 +1046,48 @@ static void stall_facts(const struct profile_result *pr, json_t *facts)
 }
 
 /*
- * The memory instructions the launched kernels executed, per element
- * (warp instructions x 32 / n, as inst_per_element): counts of what ran,
- * so an instruction in a branch that never runs adds nothing (a float4
- * load under `if (n < 0)` made step 5's PTX checks pass, red team
+ * The memory instructions the launched kernels executed, per element: counts
+ * of what ran, so an instruction in a branch that never runs adds nothing (a
+ * float4 load under `if (n < 0)` made step 5's PTX checks pass, red team
  * 2026-11-24), and an extra instruction only adds. Every path that reads
  * global memory counts as a load (loads into registers, generic loads,
- * cp.async, texture and surface fetches, atomics), so work moved to
- * another path is still counted; sync_loads are the same without
- * cp.async (the loads a thread waits for in a register), and
- * async_copies the cp.async alone (only where ncu counts it). The plain and
- * generic loads and stores must be reported; a kind this GPU or ncu does
- * not count (cp.async before Ampere) adds 0.
+ * cp.async, bulk and tensor copies, texture and surface fetches, atomics),
+ * so work moved to another path is still counted; sync_loads are the same
+ * without the copies (the loads a thread waits for in a register), and
+ * async_copies the cp.async alone.
+ *
+ * Where ncu counts per opcode (pr->have_sass), these are thread
+ * instructions with their predicate on, / n, and three more facts come
+ * with them: shuffles per block launched (warp shuffles: thread shuffles /
+ * 32), the read-only (.nc) loads per element, and nothing padded by an
+ * instruction whose predicate is never on. Else (an ncu without the
+ * instrumented metric) they are ncu's warp-level counters x 32 / n, which
+ * also count a predicated-off instruction: an upper bound, so the `max`
+ * bars hold and the one `min` bar (async copies) can be padded. The plain
+ * and generic loads and stores must be reported there; a kind this GPU or
+ * ncu does not count (cp.async before Ampere) adds 0.
  */
 static void memory_instruction_facts(const struct profile_result *pr,
 				     double n, json_t *facts)
 {
-	if (n <= 0 || !HAVE(PM_OP_GLOBAL_LD) || !HAVE(PM_OP_GENERIC_LD) ||
+	if (n <= 0)
+		return;
+	if (pr->have_sass) {
+		const double *c = pr->sass;
+		set(facts, "load_insts_per_element",
+		    (c[SASS_LOADS] + c[SASS_ASYNC] + c[SASS_BULK]) / n);
+		set(facts, "sync_loads_per_element", c[SASS_LOADS] / n);
+		set(facts, "async_copies_per_element", c[SASS_ASYNC] / n);
+		set(facts, "store_insts_per_element",
+		    (c[SASS_STORES] + c[SASS_BULK_ST]) / n);
+		set(facts, "shared_insts_per_element", c[SASS_SHARED] / n);
+		set(facts, "nc_loads_per_element", c[SASS_NC_LOADS] / n);
+		if (pr->blocks > 0)
+			set(facts, "shuffles_per_block",
+			    c[SASS_SHUFFLES] / 32 / pr->blocks);
+		return;
+	}
+	if (!HAVE(PM_OP_GLOBAL_LD) || !HAVE(PM_OP_GENERIC_LD) ||
 	    !HAVE(PM_OP_GLOBAL_ST) || !HAVE(PM_OP_GENERIC_ST))
 		return;
 #define OPT(m) (HAVE(m) ? V(m) : 0.0)
@@ -979,10 +1132,18 @@ int profile_cache_key(const char *exe, const char *gpu_uuid,
 {
 	struct content_hash h;
 	hash_init(&h);
-	hash_str(&h, "profile-cache-1");
+	hash_str(&h, "profile-cache-2");
 	if (hash_file(&h, exe) < 0 || !gpu_uuid || !*gpu_uuid)
 		return -1;
 	hash_str(&h, gpu_uuid);
+	/* the Nsight Compute that counts: its real path names its version
+	 * (/opt/nvidia/nsight-compute/2025.3.1/ncu), and its content */
+	const char *ncu = getenv("CUDALAB_NCU");
+	char real[PATH_MAX];
+	if (resolve_tool(ncu && *ncu ? ncu : "ncu", real, sizeof(real)) == 0) {
+		hash_str(&h, real);
+		hash_file(&h, real);
+	}
 	struct strbuf metrics = STRBUF_INIT;
 	metric_list(set, &metrics);
 	hash_str(&h, strbuf_str(&metrics));
@@ -1023,6 +1184,13 @@ int profile_cache_load(const char *cache_dir, const char *key,
 			out->have[m] = 1;
 		}
 	}
+	out->blocks = json_number_value(json_object_get(j, "blocks"));
+	json_t *sass = json_object_get(j, "sass");
+	if (json_is_array(sass) && json_array_size(sass) == SASS_KINDS) {
+		out->have_sass = 1;
+		for (int s = 0; s < SASS_KINDS; s++)
+			out->sass[s] = json_number_value(json_array_get(sass, s));
+	}
 	out->warp_instructions = out->value[PM_WARP_INST];
 	out->bank_conflicts = out->value[PM_CONFLICTS_LD] +
 			      out->value[PM_CONFLICTS_ST];
@@ -1040,9 +1208,16 @@ void profile_cache_store(const char *cache_dir, const char *key,
 		if (pr->have[m])
 			json_object_set_new(values, table[m].ncu_name,
 					    json_real(pr->value[m]));
-	json_t *j = json_pack("{s:i, s:s, s:f, s:o}", "kernels", pr->kernels,
-			      "longest", pr->longest, "elements", pr->elements,
-			      "values", values);
+	json_t *j = json_pack("{s:i, s:s, s:f, s:f, s:o}", "kernels",
+			      pr->kernels, "longest", pr->longest, "elements",
+			      pr->elements, "blocks", pr->blocks, "values",
+			      values);
+	if (j && pr->have_sass) {
+		json_t *sass = json_array();
+		for (int s = 0; s < SASS_KINDS; s++)
+			json_array_append_new(sass, json_real(pr->sass[s]));
+		json_object_set_new(j, "sass", sass);
+	}
 	char path[PATH_MAX], tmp[PATH_MAX + 32];
 	cache_path(cache_dir, key, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());

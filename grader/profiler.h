@@ -102,6 +102,36 @@ const char *pm_stall_reason(int i);
 
 enum profile_set { PROFILE_CHECKS, PROFILE_EXPLAIN };
 
+/*
+ * Thread instructions executed with their predicate on, by what they do,
+ * from ncu's instrumented count per SASS opcode with its modifiers
+ * (PROFILE_PER_OPCODE, summed over the launches): an instruction in a
+ * branch that never runs, or whose predicate is off in every lane, adds
+ * nothing (ncu's warp-level counters count a predicated-off instruction,
+ * measured on the H100, 2026-11-24). By the opcode's name before its first
+ * modifier:
+ *   SASS_LOADS   what reads global memory into a register: LDG, LD
+ *                (generic), TEX/TLD/TLD4/TXD, SULD, and the atomics ATOMG,
+ *                ATOM, SUATOM
+ *   SASS_ASYNC   LDGSTS (cp.async: global to shared, no register)
+ *   SASS_BULK    the bulk and tensor copies UBLKCP, UTMALDG (loads) ...
+ *   SASS_BULK_ST ... UTMASTG, UTMARED, UBLKRED (stores)
+ *   SASS_STORES  STG, ST, RED, SUST, SURED, and the atomics again
+ *   SASS_SHARED  LDS, STS, ATOMS, LDSM, STSM
+ *   SASS_SHUFFLES SHFL
+ *   SASS_NC_LOADS the LDG with a CONSTANT modifier (the read-only path),
+ *                also counted in SASS_LOADS
+ * Local memory (LDL/STL) and the constant bank (LDC) are none of these.
+ */
+#define PROFILE_PER_OPCODE \
+	"sass__thread_inst_executed_true_per_opcode_with_modifier_all"
+enum sass_kind {
+	SASS_LOADS, SASS_ASYNC, SASS_BULK, SASS_BULK_ST, SASS_STORES,
+	SASS_SHARED, SASS_SHUFFLES, SASS_NC_LOADS, SASS_KINDS
+};
+/* Add one "OPCODE.MOD: count" instance to counts[SASS_KINDS]. */
+void sass_count_opcode(const char *opcode, double count, double *counts);
+
 struct profile_result {
 	int measured;
 	char reason[256];
@@ -110,6 +140,9 @@ struct profile_result {
 	double value[PM_COUNT];   /* base units, combined over launches */
 	unsigned char have[PM_COUNT];
 	double elements;          /* the profiled case's n; 0 if unknown */
+	double blocks;            /* blocks launched, all launches */
+	int have_sass;            /* ncu counted PROFILE_PER_OPCODE */
+	double sass[SASS_KINDS];  /* thread instructions, predicate on */
 	/* shorthands kept for the checks */
 	double warp_instructions; /* value[PM_WARP_INST] */
 	double bank_conflicts;    /* loads + stores */

@@ -187,6 +187,67 @@ int main(void)
 	}
 	CHECK(named && unique, "the metric table is complete and unambiguous");
 	{
+		/* ncu's per-opcode count (PROFILE_PER_OPCODE, --print-metric-
+		 * instances details): the cell's layout as ncu 2025.3 prints it
+		 * (tests/fixtures/ncu/h100-ncu-per-opcode-*.csv), constructed
+		 * here with one opcode of each kind; n = 1024, 8 blocks */
+		const char *cell =
+			"\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+			"\"0\",\"k\",\"launch__grid_size\",\"\",\"8\"\n"
+			"\"0\",\"k\",\"" PROFILE_PER_OPCODE "\",\"\",\"9,999 ("
+			"LDC.64: 2,048; LDG.E: 1,024; LDG.E.128.CONSTANT: 256; "
+			"LDGSTS.E.BYPASS.128: 512; UBLKCP.S.G: 2; TEX.SCR: 4; "
+			"ATOMG.E.ADD.F32: 8; STG.E.128: 256; RED.E.ADD: 16; "
+			"LDS.128: 64; STS: 32; SHFL.DOWN: 1,280; LDL: 77; "
+			"STL: 77; LDGDEPBAR: 512)\"\n"
+			"\"1\",\"k\",\"launch__grid_size\",\"\",\"2\"\n"
+			"\"1\",\"k\",\"" PROFILE_PER_OPCODE "\",\"\",\"0\"\n";
+		struct profile_result r;
+		memset(&r, 0, sizeof(r));
+		int n = profile_parse_csv(cell, &r);
+		r.measured = n > 0;
+		json_t *f = json_object();
+		profile_facts(&r, 1024, 0, f);
+		CHECK(n == 2 && r.have_sass && r.blocks == 10 &&
+			      r.sass[SASS_LOADS] == 1024 + 256 + 4 + 8 &&
+			      r.sass[SASS_ASYNC] == 512 && r.sass[SASS_BULK] == 2 &&
+			      r.sass[SASS_STORES] == 256 + 16 + 8 &&
+			      r.sass[SASS_SHARED] == 96 &&
+			      r.sass[SASS_SHUFFLES] == 1280 &&
+			      r.sass[SASS_NC_LOADS] == 256,
+		      "per-opcode counts by kind: loads (LDG, TEX, ATOMG), "
+		      "cp.async, bulk copies, stores (STG, RED, ATOMG), shared, "
+		      "shuffles, CONSTANT among an LDG's modifiers; LDC, LDL, "
+		      "STL and LDGDEPBAR are none; an empty launch counts 0 "
+		      "(%d launches, %g blocks, loads %g, nc %g)",
+		      n, r.blocks, r.sass[SASS_LOADS], r.sass[SASS_NC_LOADS]);
+		CHECK(fact(f, "load_insts_per_element") == (1292.0 + 514) / 1024 &&
+			      fact(f, "sync_loads_per_element") == 1292.0 / 1024 &&
+			      fact(f, "async_copies_per_element") == 0.5 &&
+			      fact(f, "nc_loads_per_element") == 0.25 &&
+			      fact(f, "shuffles_per_block") == 4,
+		      "facts per element from the thread counts, shuffles per "
+		      "block launched: 1280 / 32 / 10 = 4 (%g)",
+		      fact(f, "shuffles_per_block"));
+		json_decref(f);
+		const char *na =
+			"\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+			"\"0\",\"k\",\"" PROFILE_PER_OPCODE "\",\"\",\"n/a\"\n"
+			"\"0\",\"k\",\"smsp__inst_executed.sum\",\"inst\",\"5\"\n";
+		memset(&r, 0, sizeof(r));
+		CHECK(profile_parse_csv(na, &r) == 1 && !r.have_sass,
+		      "an ncu that cannot count per opcode (n/a) leaves the "
+		      "counts unmeasured");
+		double c[SASS_KINDS] = {0};
+		sass_count_opcode("LDGX.E", 5, c);
+		sass_count_opcode("LDG.E.CONSTANTX", 5, c);
+		sass_count_opcode("SHFLX", 5, c);
+		CHECK(c[SASS_LOADS] == 5 && c[SASS_NC_LOADS] == 0 &&
+			      c[SASS_SHUFFLES] == 0,
+		      "opcodes are matched by their whole base name and "
+		      "modifiers by their whole name");
+	}
+	{
 		/* executed memory instructions per element, from a real run */
 		json_t *sc = memory_ops("scalar"), *v4 = memory_ops("vec4"),
 		       *dead = memory_ops("dead"), *cp = memory_ops("cpasync"),
