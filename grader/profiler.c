@@ -207,12 +207,15 @@ static int csv_fields(char *line, char **field, int max)
 	return n;
 }
 
-/* "1,234.5" -> 1234.5; "n/a", "" or text -> 0 with *ok = 0. */
+/* "1,234.5" -> 1234.5; "n/a", "" or text -> 0 with *ok = 0. An
+ * instanced metric under --print-metric-instances details reads "TOTAL
+ * (INSTANCE: N; ...)" (launch__grid_size: "65,536 (0: 65,536)"): its
+ * total. */
 static double parse_value(const char *text, int *ok)
 {
 	char digits[64];
-	size_t k = 0;
-	for (const char *c = text; *c && k + 1 < sizeof(digits); c++)
+	size_t k = 0, len = strcspn(text, " (");
+	for (const char *c = text; c < text + len && k + 1 < sizeof(digits); c++)
 		if (*c != ',')
 			digits[k++] = *c;
 	digits[k] = '\0';

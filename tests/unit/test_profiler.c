@@ -71,6 +71,32 @@ static json_t *memory_ops(const char *kernel)
 	return facts;
 }
 
+/* The facts of one kernel of the recorded per-opcode probe
+ * (tests/fixtures/ncu/h100-ncu-per-opcode.md: n = 2^24), read as ncu
+ * printed it (per_opcode 1) or with the per-opcode column dropped, as an
+ * ncu without it would leave only the warp-level counters (0). */
+static json_t *per_opcode(const char *kernel, int with_per_opcode)
+{
+	char name[128];
+	snprintf(name, sizeof(name), "h100-ncu-per-opcode-%s.csv", kernel);
+	struct strbuf kept = STRBUF_INIT;
+	const char *text = fixture(name);
+	for (const char *l = text; *l;) {
+		size_t len = strcspn(l, "\n");
+		if (with_per_opcode || !memmem(l, len, PROFILE_PER_OPCODE,
+					       strlen(PROFILE_PER_OPCODE)))
+			strbuf_add(&kept, l, len), strbuf_add(&kept, "\n", 1);
+		l += len + (l[len] == '\n');
+	}
+	struct profile_result r;
+	memset(&r, 0, sizeof(r));
+	r.measured = profile_parse_csv(strbuf_str(&kept), &r) > 0;
+	json_t *facts = json_object();
+	profile_facts(&r, 16777216.0, 0, facts);
+	strbuf_release(&kept);
+	return facts;
+}
+
 static double fact(json_t *facts, const char *name)
 {
 	json_t *v = json_object_get(facts, name);
@@ -246,6 +272,39 @@ int main(void)
 			      c[SASS_SHUFFLES] == 0,
 		      "opcodes are matched by their whole base name and "
 		      "modifiers by their whole name");
+	}
+	{
+		/* the recorded per-opcode probe (H100): what ran, with its
+		 * predicate on */
+		json_t *nc = per_opcode("nc", 1), *dnc = per_opcode("deadnc", 1),
+		       *pnc = per_opcode("prednc", 1),
+		       *pcp = per_opcode("predcp", 1),
+		       *pcp_warp = per_opcode("predcp", 0),
+		       *cp = per_opcode("cpasync", 1),
+		       *dsh = per_opcode("deadshfl", 1);
+		CHECK(fact(nc, "nc_loads_per_element") == 1 &&
+			      fact(dnc, "nc_loads_per_element") == 0 &&
+			      fact(pnc, "nc_loads_per_element") == 0 &&
+			      fact(pnc, "load_insts_per_element") == 1,
+		      "__ldg runs one read-only load per element; in a dead "
+		      "branch, or predicated off in inline PTX, none (%g %g %g)",
+		      fact(nc, "nc_loads_per_element"),
+		      fact(dnc, "nc_loads_per_element"),
+		      fact(pnc, "nc_loads_per_element"));
+		CHECK(fact(cp, "async_copies_per_element") == 1 &&
+			      fact(pcp, "async_copies_per_element") == 0 &&
+			      fact(pcp_warp, "async_copies_per_element") == 1,
+		      "a cp.async whose predicate is never on copies nothing "
+		      "(0), though ncu's warp-level counter counts it (%g): "
+		      "the per-opcode count closes the padding of the one "
+		      "`min` bar", fact(pcp_warp, "async_copies_per_element"));
+		CHECK(fact(dsh, "shuffles_per_block") == 0 &&
+			      fact(pcp_warp, "shuffles_per_block") == -1,
+		      "a shuffle in a dead branch: 0 per block; without the "
+		      "per-opcode count there is no shuffle fact at all");
+		json_decref(nc), json_decref(dnc), json_decref(pnc);
+		json_decref(pcp), json_decref(pcp_warp), json_decref(cp);
+		json_decref(dsh);
 	}
 	{
 		/* executed memory instructions per element, from a real run */
