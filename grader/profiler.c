@@ -125,7 +125,7 @@ static const enum pm_metric checks_set[] = {
 	PM_OP_GENERIC_LD, PM_OP_LDGSTS,     PM_OP_TEXTURE,   PM_OP_SURFACE_LD,
 	PM_OP_ATOM,       PM_OP_GLOBAL_ST,  PM_OP_GENERIC_ST, PM_OP_GLOBAL_RED,
 	PM_OP_SURFACE_ST, PM_OP_SHARED_LD,  PM_OP_SHARED_ST, PM_OP_SHARED_ATOM,
-	PM_GRID_SIZE};
+	PM_GRID_SIZE,     PM_DURATION};
 
 static enum pm_metric find_metric(const char *name)
 {

@@ -298,6 +298,17 @@ int main(void)
 		      "(0), though ncu's warp-level counter counts it (%g): "
 		      "the per-opcode count closes the padding of the one "
 		      "`min` bar", fact(pcp_warp, "async_copies_per_element"));
+		json_t *sh = per_opcode("shfl", 1), *one = per_opcode("predonelane", 1),
+		       *psh = per_opcode("predshfl", 1);
+		CHECK(fact(sh, "shuffles_per_block") == 40 &&
+			      fact(psh, "shuffles_per_block") == 0 &&
+			      fact(one, "async_copies_per_element") == 1.0 / 32,
+		      "five shuffle steps in each of a block's 8 warps: 40 per "
+		      "block (%g); predicated off: 0; a cp.async on in one lane "
+		      "of 32 counts that lane (%g)",
+		      fact(sh, "shuffles_per_block"),
+		      fact(one, "async_copies_per_element"));
+		json_decref(sh), json_decref(one), json_decref(psh);
 		CHECK(fact(dsh, "shuffles_per_block") == 0 &&
 			      fact(pcp_warp, "shuffles_per_block") == -1,
 		      "a shuffle in a dead branch: 0 per block; without the "
