@@ -59,10 +59,16 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 	snprintf(cache, sizeof(cache), "%s/counters", build_dir);
 	int keyed = profile_cache_key(exe, gpu_uuid, PROFILE_CHECKS, key) == 0;
 	int cached = keyed && profile_cache_load(cache, key, &pr) == 0;
+	json_t *med = json_object_get(r->metrics, "median_us");
+	double timed_us = json_is_number(med) ? json_number_value(med) : 0;
 	if (!cached) {
 		profile_step(sb, box_parent, exe, limit, PROFILE_CHECKS,
 			     gpu_uuid, &pr);
-		if (keyed)
+		/* a run that is not the timed one is not kept: the next
+		 * run profiles again */
+		if (keyed && !(pr.have[PM_DURATION] && timed_us > 0 &&
+			       pr.value[PM_DURATION] * 1e6 >
+				       VERDICT_PROFILED_OVER_TIMED * timed_us))
 			profile_cache_store(cache, key, &pr);
 	}
 	json_t *ev = event_profile(step, "ncu", pr.measured);
@@ -80,18 +86,19 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 		json_object_set_new(ev, "warp_instructions",
 				    json_real(pr.warp_instructions));
 		json_object_set_new(ev, "kernels", json_integer(pr.kernels));
-		/* how long the profiled call's kernels ran under ncu, beside
-		 * the timed median (measured, not yet judged: the profiled
-		 * run must be the timed one, open/README.md) */
-		json_t *med = json_object_get(r->metrics, "median_us");
+		/* the counts decide checks only if they are of the timed
+		 * kernels: the profiled call's kernels (ncu's durations) may
+		 * not run much longer than the timed median (verdict.h) */
 		if (pr.have[PM_DURATION]) {
-			json_object_set_new(ev, "profiled_us",
-					    json_real(pr.value[PM_DURATION] * 1e6));
-			if (json_is_number(med) && json_number_value(med) > 0)
-				json_object_set_new(
-					ev, "profiled_over_timed",
-					json_real(pr.value[PM_DURATION] * 1e6 /
-						  json_number_value(med)));
+			double us = pr.value[PM_DURATION] * 1e6;
+			json_object_set_new(ev, "profiled_us", json_real(us));
+			if (timed_us > 0) {
+				json_object_set_new(ev, "profiled_over_timed",
+						    json_real(us / timed_us));
+				if (us > VERDICT_PROFILED_OVER_TIMED * timed_us &&
+				    !r->profile_not_timed)
+					r->profile_not_timed = json_incref(ev);
+			}
 		}
 		json_object_set_new(ev, "inst_per_element",
 				    json_real(event_num(facts, "inst_per_element")));

@@ -264,6 +264,7 @@ void outcome_release(struct step_outcome *r)
 	json_decref(r->phases);
 	json_decref(r->vendor_timing);
 	json_decref(r->beyond_physics);
+	json_decref(r->profile_not_timed);
 	json_decref(r->ptx_kernels);
 	r->ptx_kernels = NULL;
 }
@@ -306,6 +307,9 @@ const char *outcome_timing_withheld(const struct step_outcome *o,
 	if (o->integrity)
 		return "the timing audit failed: the events did not time the "
 		       "work";
+	if (o->profile_not_timed)
+		return "the kernels the profiler counted are not the ones "
+		       "timed";
 	if (o->beyond_physics)
 		return "faster than this GPU can copy the bytes the step must "
 		       "move: the work was not timed";
@@ -663,6 +667,22 @@ static const char *decide_results(const struct step_outcome *r, char *summary,
 		snprintf(summary, len, "NOT GRADED: %s (measured %d times)",
 			 event_str(r->gpu_not_ours, "message"),
 			 (int)event_num(r->gpu_not_ours, "attempt"));
+		return "not_graded";
+	}
+	if (r->profile_not_timed) { /* an attack, or a shared GPU: never FAIL */
+		snprintf(summary, len,
+			 "NOT GRADED: the kernels the profiler counted ran %.2fx "
+			 "as long as the timed calls (%.0f us against a median "
+			 "of %.0f us; at most %.2fx): the counted run is not "
+			 "the timed one (a launcher that does other work when "
+			 "profiled), or the GPU was busy while ncu ran; run "
+			 "again on an idle GPU",
+			 event_num(r->profile_not_timed, "profiled_over_timed"),
+			 event_num(r->profile_not_timed, "profiled_us"),
+			 event_num(r->profile_not_timed, "profiled_us") /
+				 event_num(r->profile_not_timed,
+					   "profiled_over_timed"),
+			 VERDICT_PROFILED_OVER_TIMED);
 		return "not_graded";
 	}
 	if (r->off_stream) {

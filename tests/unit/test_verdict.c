@@ -27,12 +27,17 @@ static struct step_spec spec = {.id = "v1", .title = "t",
 				.file = "saxpy_v1.cu", .hint = "hint",
 				.checks = &floor80, .nchecks = 1};
 
+/* A profile event grade.c found longer than the timed median, or NULL. */
+static json_t *profile_not_timed;
+
 /* Feed text, evaluate checks, decide. Returns the verdict. */
 static const char *outcome_of(const char *text, struct child *c,
 			      char *summary, size_t len)
 {
 	struct step_outcome o;
 	outcome_init(&o, "v1", 3000, count_sink, NULL);
+	if (profile_not_timed)
+		o.profile_not_timed = json_incref(profile_not_timed);
 	/* in two pieces, split mid-line, as a pipe may deliver it */
 	size_t half = strlen(text) / 2;
 	outcome_feed(&o, text, half);
@@ -86,6 +91,18 @@ int main(void)
 	      "too slow: fail, with measured, required and why (%s)", s);
 	CHECK(forwarded == 2, "the timing and check events were forwarded "
 			      "(harness_end is not)");
+
+	profile_not_timed = json_pack("{s:s, s:f, s:f}", "event", "profile",
+				      "profiled_us", 1200.0,
+				      "profiled_over_timed", 8.0);
+	snprintf(text, sizeof(text), "%s%s", TIMING, END);
+	CHECK(!strcmp(outcome_of(text, &ok, s, sizeof(s)), "not_graded") &&
+		      strstr(s, "the kernels the profiler counted ran 8.00x") &&
+		      strstr(s, "median of 150 us"),
+	      "counted kernels that ran 8x the timed median: not graded, "
+	      "naming it (%s)", s);
+	json_decref(profile_not_timed);
+	profile_not_timed = NULL;
 
 	CHECK(!strcmp(outcome_of(END, &ok, s, sizeof(s)), "not_graded") &&
 		      strstr(s, "was not measured"),
