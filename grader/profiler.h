@@ -3,6 +3,7 @@
  *
  * profile_step() runs the step executable once under
  *   ncu --clock-control none --csv --metrics <set>
+ *       --print-metric-instances details
  * restricted to the student's kernels (the harness's own kernels are named
  * hx_* and excluded) and to the timed-size case (the harness's --profile
  * mode: that case only, no timing). It never changes clocks: the card is
@@ -11,8 +12,10 @@
  *
  * Two metric sets: PROFILE_CHECKS is what the labs' checks need (warp
  * instructions, shared-memory bank conflicts, the memory instructions
- * executed by kind: a few replay passes, used by bench and by any step
- * with a check on one of their facts); PROFILE_EXPLAIN is everything `explain` reports (the pm_metric
+ * executed by kind, the launched blocks and the kernels' durations, and
+ * ncu's instrumented count per SASS opcode, PROFILE_PER_OPCODE below: a
+ * few replay passes, used by bench and by any step with a check on one of
+ * their facts); PROFILE_EXPLAIN is everything `explain` reports (the pm_metric
  * table below: DRAM throughput, occupancy and its limits, sectors and
  * requests, hit rates, the stall reasons, floating-point operations and the
  * device's peaks for the roofline).
