@@ -260,7 +260,10 @@ void sass_count_opcode(const char *opcode, double count, double *counts)
 		{"UTMARED", SASS_BULK_ST, SASS_KINDS},
 		{"UBLKRED", SASS_BULK_ST, SASS_KINDS},
 		{"STG", SASS_STORES, SASS_KINDS}, {"ST", SASS_STORES, SASS_KINDS},
-		{"RED", SASS_STORES, SASS_KINDS}, {"SUST", SASS_STORES, SASS_KINDS},
+		{"RED", SASS_STORES, SASS_KINDS},
+		{"REDG", SASS_STORES, SASS_KINDS}, /* sm_90+: an atomic whose
+						     result is unused */
+		{"SUST", SASS_STORES, SASS_KINDS},
 		{"SURED", SASS_STORES, SASS_KINDS},
 		{"LDS", SASS_SHARED, SASS_KINDS}, {"STS", SASS_SHARED, SASS_KINDS},
 		{"ATOMS", SASS_SHARED, SASS_KINDS},
@@ -269,6 +272,12 @@ void sass_count_opcode(const char *opcode, double count, double *counts)
 		{"SHFL", SASS_SHUFFLES, SASS_KINDS},
 	};
 	size_t base = strcspn(opcode, ".");
+	/* a bulk copy's direction is its first modifier, the destination:
+	 * UBLKCP.S.G reads global memory, UBLKCP.G.S writes it */
+	if (opcode_is(opcode, base, "UBLKCP") && !strncmp(opcode + base, ".G.", 3)) {
+		counts[SASS_BULK_ST] += count;
+		return;
+	}
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		if (!opcode_is(opcode, base, kinds[i].name))
 			continue;
@@ -468,11 +477,18 @@ static void combine(const struct launches *l, struct profile_result *out)
 	for (int i = 0; i < l->n; i++) {
 		const struct launch *k = &l->at[i];
 		out->blocks += k->have[PM_GRID_SIZE] ? k->value[PM_GRID_SIZE] : 0;
-		if (k->have_sass) {
-			for (int s = 0; s < SASS_KINDS; s++)
-				out->sass[s] += k->sass[s];
-			out->have_sass = 1;
-		}
+		for (int s = 0; s < SASS_KINDS; s++)
+			out->sass[s] += k->sass[s];
+	}
+	/* the counts are of every launch or of none: a launch whose cell
+	 * did not read would take its instructions out of a `max` bar */
+	out->have_sass = l->n > 0;
+	for (int i = 0; i < l->n; i++)
+		out->have_sass &= l->at[i].have_sass;
+	if (!out->have_sass)
+		memset(out->sass, 0, sizeof(out->sass));
+	for (int i = 0; i < l->n; i++) {
+		const struct launch *k = &l->at[i];
 		double w = k->have[PM_DURATION] && k->value[PM_DURATION] > 0
 				   ? k->value[PM_DURATION]
 				   : 1;
@@ -562,24 +578,27 @@ int profile_parse_csv(const char *csv, struct profile_result *out)
 
 static void case_n(void *arg, json_t *ev)
 {
+	struct profiled_case *pc = arg;
+	/* the judge writes "ok" on every case event */
 	const char *kind = json_string_value(json_object_get(ev, "event"));
-	if (kind && !strcmp(kind, "case"))
-		*(double *)arg = json_number_value(json_object_get(ev, "n"));
+	if (kind && !strcmp(kind, "case")) {
+		pc->n = json_number_value(json_object_get(ev, "n"));
+		pc->failed |= !json_is_true(json_object_get(ev, "ok"));
+	}
 }
 
-/* The n of the last "case" event the harness wrote to its result fd. */
-static double case_elements(const char *events)
+struct profiled_case profiled_case(const char *events)
 {
-	double n = 0;
+	struct profiled_case pc = {0, 0};
 	struct jsonl_reader r = JSONL_READER_INIT;
 	r.on_value = case_n;
-	r.arg = &n;
+	r.arg = &pc;
 	if (events) {
 		jsonl_feed(&r, events, strlen(events));
 		jsonl_finish(&r);
 	}
 	jsonl_release(&r);
-	return n;
+	return pc;
 }
 
 /* The number after `key` in text (e.g. "ERROR SUMMARY: 3 errors"), or -1. */
@@ -936,8 +955,15 @@ void profile_step(struct sandbox *sb, const char *box_parent,
 			 "ncu profiled no kernel of the step%s%.*s",
 			 e ? ": " : "", e ? (int)strcspn(e, "\n") : 0, e ? e : "");
 	} else {
-		out->measured = 1;
-		out->elements = case_elements(strbuf_str(&c.result));
+		struct profiled_case pc = profiled_case(strbuf_str(&c.result));
+		if (pc.failed) {
+			snprintf(out->reason, sizeof(out->reason),
+				 "the run ncu profiled gave a wrong result, so "
+				 "its counts are of no correct kernel");
+		} else {
+			out->measured = 1;
+			out->elements = pc.n;
+		}
 	}
 	strbuf_release(&report);
 	child_release(&c);

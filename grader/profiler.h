@@ -132,6 +132,17 @@ enum sass_kind {
 	SASS_LOADS, SASS_ASYNC, SASS_BULK, SASS_BULK_ST, SASS_STORES,
 	SASS_SHARED, SASS_SHUFFLES, SASS_NC_LOADS, SASS_KINDS
 };
+/* The "case" events the judge wrote to the result fd of the profiled run
+ * (events: JSON lines): the last one's n, and whether any was wrong or
+ * said no "ok" (the counts of a wrong run decide nothing: a kernel shown
+ * only to the profiler must be correct too). profile_step leaves such a
+ * run unmeasured. */
+struct profiled_case {
+	double n;
+	int failed;
+};
+struct profiled_case profiled_case(const char *events);
+
 /* Add one "OPCODE.MOD: count" instance to counts[SASS_KINDS]. */
 void sass_count_opcode(const char *opcode, double count, double *counts);
 

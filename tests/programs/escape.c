@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 		return 0;
 	} else if (!strcmp(mode, "forge")) {
 		/* as a step would: an event on the result channel, if open */
-		dprintf(3, "{\"event\":\"case\",\"n\":4096}\n");
+		dprintf(3, "{\"event\":\"case\",\"ok\":true,\"n\":4096}\n");
 		printf("========= ERROR SUMMARY: 0 errors\n");
 		printf("\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\","
 		       "\"Metric Value\"\n");

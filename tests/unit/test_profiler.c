@@ -264,7 +264,26 @@ int main(void)
 		CHECK(profile_parse_csv(na, &r) == 1 && !r.have_sass,
 		      "an ncu that cannot count per opcode (n/a) leaves the "
 		      "counts unmeasured");
+		struct profiled_case ok = profiled_case(
+			"{\"event\":\"case\",\"ok\":true,\"n\":64}\n"
+			"{\"event\":\"case\",\"ok\":true,\"n\":4096}\n"),
+				     bad = profiled_case(
+			"{\"event\":\"case\",\"ok\":false,\"n\":4096}\n"),
+				     silent = profiled_case(
+			"{\"event\":\"case\",\"n\":4096}\n");
+		CHECK(ok.n == 4096 && !ok.failed && bad.failed && silent.failed,
+		      "the profiled run's cases: the last n; a wrong case, or "
+		      "one that says no ok, makes the counts decide nothing");
 		double c[SASS_KINDS] = {0};
+		sass_count_opcode("REDG.E.ADD.F64.RN.STRONG.GPU", 3, c);
+		sass_count_opcode("UBLKCP.G.S", 7, c);
+		sass_count_opcode("UBLKCP.S.G", 11, c);
+		CHECK(c[SASS_STORES] == 3 && c[SASS_BULK_ST] == 7 &&
+			      c[SASS_BULK] == 11,
+		      "REDG (sm_90's unused-result atomic) is a store; a bulk "
+		      "copy to global memory (UBLKCP.G.S) a bulk store, from "
+		      "it (UBLKCP.S.G) a bulk load");
+		memset(c, 0, sizeof(c));
 		sass_count_opcode("LDGX.E", 5, c);
 		sass_count_opcode("LDG.E.CONSTANTX", 5, c);
 		sass_count_opcode("SHFLX", 5, c);

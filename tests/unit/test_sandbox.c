@@ -210,7 +210,7 @@ int main(void)
 	b.keep_fd = 3;
 	const char *res[] = {escape, "forge", NULL};
 	attempt(&c, &b, res);
-	CHECK(!strcmp(strbuf_str(&c.result), "{\"event\":\"case\",\"n\":4096}\n"),
+	CHECK(!strcmp(strbuf_str(&c.result), "{\"event\":\"case\",\"ok\":true,\"n\":4096}\n"),
 	      "a step's result channel reaches the grader through the box "
 	      "(got: %s)", strbuf_str(&c.result));
 	child_release(&c);
