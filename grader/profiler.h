@@ -185,13 +185,14 @@ void profile_step(struct sandbox *sb, const char *box_parent,
  * one GPU (the profiled case's size and inputs are the harness's, fixed
  * for a GPU; its kernels' instruction counts do not depend on timing), so
  * a grading run keeps PROFILE_CHECKS results under cache_dir, named by
- * profile_cache_key(): the executable's content, the GPU's UUID and the
- * metric set. A re-run of an unchanged step (`test` again, a class whose
+ * profile_cache_key(): the executable's content, the GPU's UUID, the
+ * metric set and the Nsight Compute that counts (its real path and
+ * content). A re-run of an unchanged step (`test` again, a class whose
  * students hand in the same file) then reads its counts instead of
  * running ncu (about 3.5 s a step on the H100). The folder is the
  * grader's (under its build folder): neither the compile box nor the run
- * box can write it. Like the build cache's, the key is not a
- * cryptographic hash: it names entries, it does not defend them.
+ * box can write it. The key is SHA-256's (hash.h): no student can build
+ * an executable whose key is another's.
  *
  * profile_cache_load: 0 and out filled (measured 1), or -1 when there is
  * no entry (or it cannot be read). profile_cache_store: writes a measured
