@@ -61,16 +61,19 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 	int cached = keyed && profile_cache_load(cache, key, &pr) == 0;
 	json_t *med = json_object_get(r->metrics, "median_us");
 	double timed_us = json_is_number(med) ? json_number_value(med) : 0;
-	if (!cached) {
+	if (!cached)
 		profile_step(sb, box_parent, exe, limit, PROFILE_CHECKS,
 			     gpu_uuid, &pr);
-		/* a run that is not the timed one is not kept: the next
-		 * run profiles again */
-		if (keyed && !(pr.have[PM_DURATION] && timed_us > 0 &&
-			       pr.value[PM_DURATION] * 1e6 >
-				       VERDICT_PROFILED_OVER_TIMED * timed_us))
-			profile_cache_store(cache, key, &pr);
-	}
+	/* the counts decide checks only if they are of the timed kernels:
+	 * the profiled call's kernels (ncu's durations) may not run much
+	 * longer than the timed median (verdict.h) */
+	double us = pr.have[PM_DURATION] ? pr.value[PM_DURATION] * 1e6 : 0;
+	int not_timed = us > 0 && timed_us > 0 &&
+			us > VERDICT_PROFILED_OVER_TIMED * timed_us;
+	/* a run that is not the timed one is not kept: the next run
+	 * profiles again */
+	if (!cached && keyed && !not_timed)
+		profile_cache_store(cache, key, &pr);
 	json_t *ev = event_profile(step, "ncu", pr.measured);
 	if (cached)
 		json_object_set_new(ev, "cached", json_true());
@@ -86,20 +89,13 @@ static void profile_instructions(struct sandbox *sb, const char *box_parent,
 		json_object_set_new(ev, "warp_instructions",
 				    json_real(pr.warp_instructions));
 		json_object_set_new(ev, "kernels", json_integer(pr.kernels));
-		/* the counts decide checks only if they are of the timed
-		 * kernels: the profiled call's kernels (ncu's durations) may
-		 * not run much longer than the timed median (verdict.h) */
-		if (pr.have[PM_DURATION]) {
-			double us = pr.value[PM_DURATION] * 1e6;
+		if (us > 0)
 			json_object_set_new(ev, "profiled_us", json_real(us));
-			if (timed_us > 0) {
-				json_object_set_new(ev, "profiled_over_timed",
-						    json_real(us / timed_us));
-				if (us > VERDICT_PROFILED_OVER_TIMED * timed_us &&
-				    !r->profile_not_timed)
-					r->profile_not_timed = json_incref(ev);
-			}
-		}
+		if (us > 0 && timed_us > 0)
+			json_object_set_new(ev, "profiled_over_timed",
+					    json_real(us / timed_us));
+		if (not_timed && !r->profile_not_timed)
+			r->profile_not_timed = json_incref(ev);
 		json_object_set_new(ev, "inst_per_element",
 				    json_real(event_num(facts, "inst_per_element")));
 		json_object_set_new(ev, "bank_conflicts",

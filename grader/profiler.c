@@ -1074,6 +1074,35 @@ static void stall_facts(const struct profile_result *pr, json_t *facts)
 			    json_string(pm_stall_reason(top_i)));
 }
 
+/* The warp-level counters as the per-opcode kinds (x 32: thread
+ * instructions if every lane ran), for an ncu without PROFILE_PER_OPCODE:
+ * the plain and generic loads and stores must be there, a kind this GPU or
+ * ncu does not count adds 0; have[k] says which kinds it could count (no
+ * read-only loads, no shuffles). 0 when it cannot stand in at all. */
+static int warp_counts_as_kinds(const struct profile_result *pr,
+				double *c, int *have)
+{
+	if (!HAVE(PM_OP_GLOBAL_LD) || !HAVE(PM_OP_GENERIC_LD) ||
+	    !HAVE(PM_OP_GLOBAL_ST) || !HAVE(PM_OP_GENERIC_ST))
+		return 0;
+#define OPT(m) (HAVE(m) ? 32 * V(m) : 0.0)
+	c[SASS_LOADS] = OPT(PM_OP_GLOBAL_LD) + OPT(PM_OP_GENERIC_LD) +
+			OPT(PM_OP_TEXTURE) + OPT(PM_OP_SURFACE_LD) +
+			OPT(PM_OP_ATOM);
+	c[SASS_ASYNC] = OPT(PM_OP_LDGSTS);
+	c[SASS_STORES] = OPT(PM_OP_GLOBAL_ST) + OPT(PM_OP_GENERIC_ST) +
+			 OPT(PM_OP_GLOBAL_RED) + OPT(PM_OP_SURFACE_ST) +
+			 OPT(PM_OP_ATOM);
+	c[SASS_SHARED] = OPT(PM_OP_SHARED_LD) + OPT(PM_OP_SHARED_ST) +
+			 OPT(PM_OP_SHARED_ATOM);
+#undef OPT
+	have[SASS_LOADS] = have[SASS_BULK] = have[SASS_BULK_ST] =
+		have[SASS_STORES] = 1;
+	have[SASS_ASYNC] = HAVE(PM_OP_LDGSTS);
+	have[SASS_SHARED] = HAVE(PM_OP_SHARED_LD) && HAVE(PM_OP_SHARED_ST);
+	return 1;
+}
+
 /*
  * The memory instructions the launched kernels executed, per element: counts
  * of what ran, so an instruction in a branch that never runs adds nothing (a
@@ -1099,44 +1128,31 @@ static void stall_facts(const struct profile_result *pr, json_t *facts)
 static void memory_instruction_facts(const struct profile_result *pr,
 				     double n, json_t *facts)
 {
+	double c[SASS_KINDS] = {0};
+	int have[SASS_KINDS] = {0};
 	if (n <= 0)
 		return;
 	if (pr->have_sass) {
-		const double *c = pr->sass;
-		set(facts, "load_insts_per_element",
-		    (c[SASS_LOADS] + c[SASS_ASYNC] + c[SASS_BULK]) / n);
-		set(facts, "sync_loads_per_element", c[SASS_LOADS] / n);
-		set(facts, "async_copies_per_element", c[SASS_ASYNC] / n);
-		set(facts, "store_insts_per_element",
-		    (c[SASS_STORES] + c[SASS_BULK_ST]) / n);
-		set(facts, "shared_insts_per_element", c[SASS_SHARED] / n);
-		set(facts, "nc_loads_per_element", c[SASS_NC_LOADS] / n);
-		if (pr->blocks > 0)
-			set(facts, "shuffles_per_block",
-			    c[SASS_SHUFFLES] / 32 / pr->blocks);
+		memcpy(c, pr->sass, sizeof(c));
+		for (int k = 0; k < SASS_KINDS; k++)
+			have[k] = 1;
+	} else if (!warp_counts_as_kinds(pr, c, have)) {
 		return;
 	}
-	if (!HAVE(PM_OP_GLOBAL_LD) || !HAVE(PM_OP_GENERIC_LD) ||
-	    !HAVE(PM_OP_GLOBAL_ST) || !HAVE(PM_OP_GENERIC_ST))
-		return;
-#define OPT(m) (HAVE(m) ? V(m) : 0.0)
-	double sync = V(PM_OP_GLOBAL_LD) + V(PM_OP_GENERIC_LD) +
-		      OPT(PM_OP_TEXTURE) + OPT(PM_OP_SURFACE_LD) +
-		      OPT(PM_OP_ATOM);
-	double stores = V(PM_OP_GLOBAL_ST) + V(PM_OP_GENERIC_ST) +
-			OPT(PM_OP_GLOBAL_RED) + OPT(PM_OP_SURFACE_ST) +
-			OPT(PM_OP_ATOM);
 	set(facts, "load_insts_per_element",
-	    (sync + OPT(PM_OP_LDGSTS)) * 32 / n);
-	set(facts, "sync_loads_per_element", sync * 32 / n);
-	if (HAVE(PM_OP_LDGSTS))
-		set(facts, "async_copies_per_element", V(PM_OP_LDGSTS) * 32 / n);
-	set(facts, "store_insts_per_element", stores * 32 / n);
-	if (HAVE(PM_OP_SHARED_LD) && HAVE(PM_OP_SHARED_ST))
-		set(facts, "shared_insts_per_element",
-		    (V(PM_OP_SHARED_LD) + V(PM_OP_SHARED_ST) +
-		     OPT(PM_OP_SHARED_ATOM)) * 32 / n);
-#undef OPT
+	    (c[SASS_LOADS] + c[SASS_ASYNC] + c[SASS_BULK]) / n);
+	set(facts, "sync_loads_per_element", c[SASS_LOADS] / n);
+	if (have[SASS_ASYNC])
+		set(facts, "async_copies_per_element", c[SASS_ASYNC] / n);
+	set(facts, "store_insts_per_element",
+	    (c[SASS_STORES] + c[SASS_BULK_ST]) / n);
+	if (have[SASS_SHARED])
+		set(facts, "shared_insts_per_element", c[SASS_SHARED] / n);
+	if (have[SASS_NC_LOADS])
+		set(facts, "nc_loads_per_element", c[SASS_NC_LOADS] / n);
+	if (have[SASS_SHUFFLES] && pr->blocks > 0)
+		set(facts, "shuffles_per_block",
+		    c[SASS_SHUFFLES] / 32 / pr->blocks);
 }
 
 void profile_facts(const struct profile_result *pr, double n,
@@ -1166,13 +1182,22 @@ int profile_cache_key(const char *exe, const char *gpu_uuid,
 		return -1;
 	hash_str(&h, gpu_uuid);
 	/* the Nsight Compute that counts: its real path names its version
-	 * (/opt/nvidia/nsight-compute/2025.3.1/ncu), and its content */
-	const char *ncu = getenv("CUDALAB_NCU");
-	char real[PATH_MAX];
-	if (resolve_tool(ncu && *ncu ? ncu : "ncu", real, sizeof(real)) == 0) {
-		hash_str(&h, real);
-		hash_file(&h, real);
+	 * (/opt/nvidia/nsight-compute/2025.3.1/ncu), and its content; read
+	 * once a process (a class run keys hundreds of steps) */
+	static char ncu_key[17];
+	if (!ncu_key[0]) {
+		const char *ncu = getenv("CUDALAB_NCU");
+		char real[PATH_MAX];
+		struct content_hash t;
+		hash_init(&t);
+		if (resolve_tool(ncu && *ncu ? ncu : "ncu", real,
+				 sizeof(real)) == 0) {
+			hash_str(&t, real);
+			hash_file(&t, real);
+		}
+		hash_hex(&t, ncu_key);
 	}
+	hash_str(&h, ncu_key);
 	struct strbuf metrics = STRBUF_INIT;
 	metric_list(set, &metrics);
 	hash_str(&h, strbuf_str(&metrics));
