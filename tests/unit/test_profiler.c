@@ -264,6 +264,31 @@ int main(void)
 		CHECK(profile_parse_csv(na, &r) == 1 && !r.have_sass,
 		      "an ncu that cannot count per opcode (n/a) leaves the "
 		      "counts unmeasured");
+		/* cells that do not read: the whole count is unmeasured, so
+		 * no launch's loads leave a `max` bar */
+		static const char *const bad_cells[] = {
+			"12 (LDG.E 3)",           /* no colon */
+			"12 (LDG.E: three)",      /* no number */
+			"twelve (LDG.E: 3)",      /* no total */
+			"12 (LDG.E.XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX: 3)",
+			""};
+		int unread = 1;
+		for (size_t b = 0; b < sizeof(bad_cells) / sizeof(bad_cells[0]); b++) {
+			char csv[1024];
+			snprintf(csv, sizeof(csv),
+				 "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+				 "\"0\",\"a\",\"" PROFILE_PER_OPCODE "\",\"\",\"5 (LDG.E: 5)\"\n"
+				 "\"1\",\"b\",\"smsp__inst_executed.sum\",\"inst\",\"5\"\n"
+				 "\"1\",\"b\",\"" PROFILE_PER_OPCODE "\",\"\",\"%s\"\n",
+				 bad_cells[b]);
+			memset(&r, 0, sizeof(r));
+			unread &= profile_parse_csv(csv, &r) == 2 && !r.have_sass &&
+				  r.sass[SASS_LOADS] == 0;
+		}
+		CHECK(unread, "a per-opcode cell that does not read (no colon, "
+		      "no number, no total, an opcode past 63 characters, "
+		      "empty) leaves the whole count unmeasured, not one "
+		      "launch out of it");
 		struct profiled_case ok = profiled_case(
 			"{\"event\":\"case\",\"ok\":true,\"n\":64}\n"
 			"{\"event\":\"case\",\"ok\":true,\"n\":4096}\n"),
