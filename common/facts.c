@@ -34,6 +34,9 @@ static const struct fact_info facts[] = {
 	 "the lowest gbps over the timed variants"},
 	{"median_us", "us", "timing", FACT_NUMBER, FACT_CHECK,
 	 "median time of one call"},
+	{"median_us_worst", "us", "timing", FACT_NUMBER, FACT_INTERNAL,
+	 "median time of one call of the slowest timed variant (e.g. "
+	 "offset): what the profiled call's kernels are held to"},
 	{"median_ci_rel", "", "timing", FACT_NUMBER, FACT_INTERNAL,
 	 "half-width of median_us's 95 % interval / median_us"},
 	{"speedup_vs_first", "x", "timing", FACT_NUMBER, FACT_CHECK,
@@ -115,6 +118,11 @@ static const struct fact_info facts[] = {
 	 "global loads through the read-only path (ld.global.nc, SASS "
 	 "LDG.CONSTANT) executed per element: 1 when scalar x takes it, 0.25 "
 	 "with float4; a load in a branch that never runs adds nothing"},
+	{"plain_loads_per_element", "", "profiler (ncu)", FACT_NUMBER, BOTH,
+	 "global loads that do not take the read-only path (plain LDG, "
+	 "generic loads, atomics) executed per element: 1 for SAXPY with x "
+	 "through the read-only path (y is written, so it is loaded plainly), "
+	 "2 with neither; an extra __ldg beside them does not lower it"},
 	{"shuffles_per_block", "", "profiler (ncu)", FACT_NUMBER, BOTH,
 	 "warp shuffles executed (thread shuffles / 32) per block launched: "
 	 "5 when one warp sums its 32 values with shuffles"},

@@ -1117,7 +1117,8 @@ static int warp_counts_as_kinds(const struct profile_result *pr,
  * Where ncu counts per opcode (pr->have_sass), these are thread
  * instructions with their predicate on, / n, and three more facts come
  * with them: shuffles per block launched (warp shuffles: thread shuffles /
- * 32), the read-only (.nc) loads per element, and nothing padded by an
+ * 32), the read-only (.nc) loads per element and the plain (coherent)
+ * loads beside them, and nothing padded by an
  * instruction whose predicate is never on. Else (an ncu without the
  * instrumented metric) they are ncu's warp-level counters x 32 / n, which
  * also count a predicated-off instruction: an upper bound, so the `max`
@@ -1148,8 +1149,14 @@ static void memory_instruction_facts(const struct profile_result *pr,
 	    (c[SASS_STORES] + c[SASS_BULK_ST]) / n);
 	if (have[SASS_SHARED])
 		set(facts, "shared_insts_per_element", c[SASS_SHARED] / n);
-	if (have[SASS_NC_LOADS])
+	if (have[SASS_NC_LOADS]) {
 		set(facts, "nc_loads_per_element", c[SASS_NC_LOADS] / n);
+		/* the other side of the read-only path, so that a `min` on
+		 * .nc loads cannot be met by adding a useless __ldg beside
+		 * the plain loads the step replaces */
+		set(facts, "plain_loads_per_element",
+		    (c[SASS_LOADS] - c[SASS_NC_LOADS]) / n);
+	}
 	if (have[SASS_SHUFFLES] && pr->blocks > 0)
 		set(facts, "shuffles_per_block",
 		    c[SASS_SHUFFLES] / 32 / pr->blocks);

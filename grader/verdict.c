@@ -100,6 +100,11 @@ static void outcome_timing(struct step_outcome *r, json_t *ev)
 		if (!lowest || gbps < json_number_value(lowest))
 			json_object_set_new(r->metrics, "gbps_worst",
 					    json_real(gbps));
+		json_t *slowest = json_object_get(r->metrics, "median_us_worst");
+		double us = json_number_value(json_object_get(ev, "median_us"));
+		if (!slowest || us > json_number_value(slowest))
+			json_object_set_new(r->metrics, "median_us_worst",
+					    json_real(us));
 		/* physics: nothing moves its bytes faster than the
 		 * GPU copies them (plus what a read-mostly kernel
 		 * gains over a copy): a faster figure was not timed */

@@ -208,6 +208,42 @@ def fixtures(t, lab):
                      str(e)[:800])
 
 
+def honest_on_gpu(t, labs):
+    """tests/fixtures/honest/LAB: kernels written the way published code
+    is (CUB, cooperative groups, libcu++, Harris's template reduction,
+    cuda-samples' macros ...). The CPU suite checks they build with no
+    static problem; here each is graded on the GPU and must get the verdict
+    its header names (pass), so a check on what ran (executed counts, the
+    profiled-over-timed bound, the judge's clock) that an honest kernel
+    does not meet shows as a failure of ours, with the checks it missed."""
+    base = os.path.join(hu.ROOT, "tests", "fixtures", "honest")
+    for lab in labs:
+        files = hu.step_files(lab)
+        folder = os.path.join(base, lab)
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".cu"):
+                continue
+            want = hu.fixture_expectations(os.path.join(folder, name))
+            step = want["step"]
+            with hu.Scratch() as s:
+                s.put(os.path.join(folder, name), files[step])
+                rc, events, err = hu.grade(["test", lab, "--step", step,
+                                            "--src", s.path,
+                                            "--time-limit", "30"])
+            e = hu.step_ends(events).get(step, {})
+            failed = ["%s %s (bar %s)" % (c.get("metric"), c.get("measured"),
+                                          c.get("required"))
+                      for c in hu.checks(events, step)
+                      if c.get("status") == "fail"]
+            t.record("gpu: honest %s %s graded as %s -> %s"
+                     % (lab, name, step, want.get("verdict", "pass")),
+                     e.get("verdict") == want.get("verdict", "pass")
+                     and rc == {"pass": 0}.get(want.get("verdict", "pass"), 1),
+                     "got %s: %s (rc=%d); failed checks %s\n%s"
+                     % (e.get("verdict"), e.get("summary"), rc, failed,
+                        err[-400:]))
+
+
 def cached_run_is_fast(t):
     hu.grade(["test", LAB, "--src", SOL])  # warm the cache
     began = time.time()
@@ -1141,6 +1177,11 @@ PARTS = [
     ("reduction", "reduction", _lab("reduction", reduction)),
     ("prefetch", "prefetch", _lab("prefetch", prefetch)),
     ("memtuning", "memtuning", _lab("memtuning", memtuning)),
+    ("honest_a", "honest",
+     lambda t: honest_on_gpu(t, ("saxpy", "haxpy", "coalescing"))),
+    ("honest_b", "honest",
+     lambda t: honest_on_gpu(t, ("reduction", "transpose", "prefetch",
+                                 "memtuning"))),
     ("explain", "explain",
      lambda t: (explain_counters(t), explain_names_next_fix(t),
                 explain_starters(t), explain_roofline(t), explain_events(t))),

@@ -175,8 +175,12 @@ static void cases(struct hx_plan *p)
 	for (int i = 0; i < hx_opts()->n_extra_sizes; i++)
 		add(p, 0, hx_extra_size_1d(i, 1 << 28), i % 8, 0.5f, " (extra)");
 	int n_timed = (int)hx_timed_elements(HX_TIMED_MIN, 3 * 2, 2 * 2);
-	add(p, 0, n_timed - 8, 1, -1.25f, "");
-	add(p, 1, n_timed - 8, 0, 1.5f, "");
+	/* the timed-size case (the one a --profile run makes, whose executed
+	 * loads are counted) starts misaligned: a file that takes 16-byte
+	 * vectors only when x and y are already aligned is counted on its
+	 * other path. Timing runs every offset whatever this case's is. */
+	add(p, 0, n_timed - 8, 0, 1.5f, "");
+	add(p, 1, n_timed - 8, 1, -1.25f, "");
 }
 
 /*

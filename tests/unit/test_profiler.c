@@ -251,10 +251,14 @@ int main(void)
 			      fact(f, "sync_loads_per_element") == 1292.0 / 1024 &&
 			      fact(f, "async_copies_per_element") == 0.5 &&
 			      fact(f, "nc_loads_per_element") == 0.25 &&
+			      fact(f, "plain_loads_per_element") ==
+				      (1292.0 - 256) / 1024 &&
 			      fact(f, "shuffles_per_block") == 4,
-		      "facts per element from the thread counts, shuffles per "
-		      "block launched: 1280 / 32 / 10 = 4 (%g)",
-		      fact(f, "shuffles_per_block"));
+		      "facts per element from the thread counts, the plain "
+		      "loads beside the read-only ones, shuffles per block "
+		      "launched: 1280 / 32 / 10 = 4 (%g, plain %g)",
+		      fact(f, "shuffles_per_block"),
+		      fact(f, "plain_loads_per_element"));
 		json_decref(f);
 		const char *na =
 			"\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
@@ -329,9 +333,12 @@ int main(void)
 		CHECK(fact(nc, "nc_loads_per_element") == 1 &&
 			      fact(dnc, "nc_loads_per_element") == 0 &&
 			      fact(pnc, "nc_loads_per_element") == 0 &&
-			      fact(pnc, "load_insts_per_element") == 1,
-		      "__ldg runs one read-only load per element; in a dead "
-		      "branch, or predicated off in inline PTX, none (%g %g %g)",
+			      fact(pnc, "load_insts_per_element") == 1 &&
+			      fact(nc, "plain_loads_per_element") == 0 &&
+			      fact(pnc, "plain_loads_per_element") == 1,
+		      "__ldg runs one read-only load per element and no plain "
+		      "one; in a dead branch, or predicated off in inline PTX, "
+		      "none, the plain load beside it one (%g %g %g)",
 		      fact(nc, "nc_loads_per_element"),
 		      fact(dnc, "nc_loads_per_element"),
 		      fact(pnc, "nc_loads_per_element"));
