@@ -23,7 +23,9 @@ shared_transpose 123; H200 (d5727c5) saxpy 180, transpose 49, reduction 63,
 haxpy 38, coalescing 28, memtuning 37, prefetch 161, shared_saxpy 45,
 shared_transpose 101, sandbox 49, sizes 4. Several parts at once
 (one call, streams in parallel) take about twice as long each, and the
-cached-run check in saxpy then fails on time.
+cached-run check in saxpy then fails on time. The honest fixtures on the
+GPU (2026-11-25, three to five streams): honest_a 220-356 s, honest_b
+296-425 s.
 """
 import os
 import sys
