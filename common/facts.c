@@ -123,6 +123,17 @@ static const struct fact_info facts[] = {
 	 "generic loads, atomics) executed per element: 1 for SAXPY with x "
 	 "through the read-only path (y is written, so it is loaded plainly), "
 	 "2 with neither; an extra __ldg beside them does not lower it"},
+	{"nc_load_bytes_per_element", "B", "profiler (ncu)", FACT_NUMBER, BOTH,
+	 "bytes the read-only loads that ran asked for, per element (count x "
+	 "the width in the opcode's name): 4 when float x is read in full "
+	 "through the read-only path, scalar or float4 alike"},
+	{"plain_load_bytes_per_element", "B", "profiler (ncu)", FACT_NUMBER,
+	 BOTH,
+	 "bytes asked for by the other instructions that read global memory "
+	 "(plain and generic loads, cp.async, global atomics and reductions), "
+	 "per element: 4 for SAXPY with x through the read-only path (y's), 8 "
+	 "with x loaded plainly too, whatever the widths; not measured when "
+	 "a bulk copy ran"},
 	{"shuffles_per_block", "", "profiler (ncu)", FACT_NUMBER, BOTH,
 	 "warp shuffles executed (thread shuffles / 32) per block launched: "
 	 "5 when one warp sums its 32 values with shuffles"},

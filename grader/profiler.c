@@ -240,6 +240,28 @@ static int opcode_is(const char *opcode, size_t base_len, const char *name)
 	return strlen(name) == base_len && !strncmp(opcode, name, base_len);
 }
 
+/* The bytes one thread's access asks for, from the size among an
+ * opcode's modifiers (sass_kind's list); 4 when none is named. */
+static double access_bytes(const char *opcode)
+{
+	static const struct {
+		const char *mod;
+		double bytes;
+	} sizes[] = {{"U8", 1},  {"S8", 1},   {"U16", 2},  {"S16", 2},
+		     {"64", 8},  {"U64", 8},  {"S64", 8},  {"F64", 8},
+		     {"128", 16}, {"256", 32}};
+	double bytes = 4;
+	for (const char *m = opcode + strcspn(opcode, "."); *m == '.';) {
+		size_t len = strcspn(m + 1, ".");
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			if (strlen(sizes[i].mod) == len &&
+			    !strncmp(m + 1, sizes[i].mod, len))
+				bytes = sizes[i].bytes;
+		m += 1 + len;
+	}
+	return bytes;
+}
+
 void sass_count_opcode(const char *opcode, double count, double *counts)
 {
 	static const struct {
@@ -286,14 +308,25 @@ void sass_count_opcode(const char *opcode, double count, double *counts)
 			counts[kinds[i].also] += count;
 	}
 	/* the read-only path: a CONSTANT among an LDG's modifiers */
+	int nc = 0;
 	if (opcode_is(opcode, base, "LDG")) {
 		for (const char *m = opcode + base; *m == '.';) {
 			size_t len = strcspn(m + 1, ".");
 			if (len == 8 && !strncmp(m + 1, "CONSTANT", 8))
-				counts[SASS_NC_LOADS] += count;
+				nc = 1;
 			m += 1 + len;
 		}
 	}
+	static const char *const plain[] = {"LDG", "LD", "LDGSTS", "ATOMG",
+					    "ATOM", "RED", "REDG"};
+	if (nc) {
+		counts[SASS_NC_LOADS] += count;
+		counts[SASS_NC_BYTES] += count * access_bytes(opcode);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (opcode_is(opcode, base, plain[i]))
+			counts[SASS_PLAIN_BYTES] += count * access_bytes(opcode);
 }
 
 /* One cell of PROFILE_PER_OPCODE: "TOTAL (OP.MOD: N; OP: N; ...)", the
@@ -1156,6 +1189,13 @@ static void memory_instruction_facts(const struct profile_result *pr,
 		 * the plain loads the step replaces */
 		set(facts, "plain_loads_per_element",
 		    (c[SASS_LOADS] - c[SASS_NC_LOADS]) / n);
+		/* in bytes, so that a wider plain load of x cannot hide behind
+		 * one narrow useless __ldg (float4: 0.25 of each a element);
+		 * a bulk copy's size is not in its name: no byte count */
+		set(facts, "nc_load_bytes_per_element", c[SASS_NC_BYTES] / n);
+		if (c[SASS_BULK] == 0)
+			set(facts, "plain_load_bytes_per_element",
+			    c[SASS_PLAIN_BYTES] / n);
 	}
 	if (have[SASS_SHUFFLES] && pr->blocks > 0)
 		set(facts, "shuffles_per_block",
@@ -1184,7 +1224,7 @@ int profile_cache_key(const char *exe, const char *gpu_uuid,
 {
 	struct content_hash h;
 	hash_init(&h);
-	hash_str(&h, "profile-cache-2");
+	hash_str(&h, "profile-cache-3"); /* 3: the byte kinds */
 	if (hash_file(&h, exe) < 0 || !gpu_uuid || !*gpu_uuid)
 		return -1;
 	hash_str(&h, gpu_uuid);

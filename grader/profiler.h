@@ -124,13 +124,22 @@ enum profile_set { PROFILE_CHECKS, PROFILE_EXPLAIN };
  *   SASS_SHUFFLES SHFL
  *   SASS_NC_LOADS the LDG with a CONSTANT modifier (the read-only path),
  *                also counted in SASS_LOADS
+ *   SASS_NC_BYTES    bytes those read-only loads ask for (count x width)
+ *   SASS_PLAIN_BYTES bytes asked for by every other instruction that
+ *                reads global memory into the SM and whose width its
+ *                name gives: LDG without CONSTANT, LD, LDGSTS, the global
+ *                atomics and reductions (ATOMG, ATOM, RED, REDG)
+ * The width of an access is its size modifier (U8/S8 1, U16/S16 2, none
+ * 4, 64/F64 8, 128 16, 256 32). Bulk and tensor copies carry their size
+ * in an operand, so no byte count is made of a launch that ran one.
  * Local memory (LDL/STL) and the constant bank (LDC) are none of these.
  */
 #define PROFILE_PER_OPCODE \
 	"sass__thread_inst_executed_true_per_opcode_with_modifier_all"
 enum sass_kind {
 	SASS_LOADS, SASS_ASYNC, SASS_BULK, SASS_BULK_ST, SASS_STORES,
-	SASS_SHARED, SASS_SHUFFLES, SASS_NC_LOADS, SASS_KINDS
+	SASS_SHARED, SASS_SHUFFLES, SASS_NC_LOADS, SASS_NC_BYTES,
+	SASS_PLAIN_BYTES, SASS_KINDS
 };
 /* The "case" events the judge wrote to the result fd of the profiled run
  * (events: JSON lines): the last one's n, and whether any was wrong or
@@ -156,7 +165,8 @@ struct profile_result {
 	double elements;          /* the profiled case's n; 0 if unknown */
 	double blocks;            /* blocks launched, all launches */
 	int have_sass;            /* ncu counted PROFILE_PER_OPCODE */
-	double sass[SASS_KINDS];  /* thread instructions, predicate on */
+	double sass[SASS_KINDS];  /* thread instructions, predicate on (bytes
+				     for the _BYTES kinds) */
 	/* shorthands kept for the checks */
 	double warp_instructions; /* value[PM_WARP_INST] */
 	double bank_conflicts;    /* loads + stores */

@@ -313,6 +313,24 @@ int main(void)
 		      "copy to global memory (UBLKCP.G.S) a bulk store, from "
 		      "it (UBLKCP.S.G) a bulk load");
 		memset(c, 0, sizeof(c));
+		sass_count_opcode("LDG.E.128.CONSTANT", 2, c);
+		sass_count_opcode("LDG.E.CONSTANT", 1, c);
+		sass_count_opcode("LDG.E.U16", 3, c);
+		sass_count_opcode("LDGSTS.E.BYPASS.128", 1, c);
+		sass_count_opcode("REDG.E.ADD.F64.RN.STRONG.GPU", 1, c);
+		sass_count_opcode("ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU", 1, c);
+		sass_count_opcode("LD.E.64", 1, c);
+		sass_count_opcode("TEX.B", 9, c);
+		sass_count_opcode("LDGDEPBAR", 9, c);
+		sass_count_opcode("STG.E.128", 9, c);
+		CHECK(c[SASS_NC_BYTES] == 2 * 16 + 4 &&
+			      c[SASS_PLAIN_BYTES] == 3 * 2 + 16 + 8 + 4 + 8,
+		      "bytes asked for, count x the width in the opcode's "
+		      "name (none: 4): read-only 36, plain 42 (LDG.U16, "
+		      "LDGSTS.128, REDG.F64, ATOMG.F32, LD.64; no texture, "
+		      "dependency barrier or store) (%g, %g)",
+		      c[SASS_NC_BYTES], c[SASS_PLAIN_BYTES]);
+		memset(c, 0, sizeof(c));
 		sass_count_opcode("LDGX.E", 5, c);
 		sass_count_opcode("LDG.E.CONSTANTX", 5, c);
 		sass_count_opcode("SHFLX", 5, c);
@@ -335,7 +353,11 @@ int main(void)
 			      fact(pnc, "nc_loads_per_element") == 0 &&
 			      fact(pnc, "load_insts_per_element") == 1 &&
 			      fact(nc, "plain_loads_per_element") == 0 &&
-			      fact(pnc, "plain_loads_per_element") == 1,
+			      fact(pnc, "plain_loads_per_element") == 1 &&
+			      fact(nc, "nc_load_bytes_per_element") == 4 &&
+			      fact(nc, "plain_load_bytes_per_element") == 0 &&
+			      fact(pnc, "nc_load_bytes_per_element") == 0 &&
+			      fact(pnc, "plain_load_bytes_per_element") == 4,
 		      "__ldg runs one read-only load per element and no plain "
 		      "one; in a dead branch, or predicated off in inline PTX, "
 		      "none, the plain load beside it one (%g %g %g)",
@@ -360,6 +382,18 @@ int main(void)
 		      fact(sh, "shuffles_per_block"),
 		      fact(one, "async_copies_per_element"));
 		json_decref(sh), json_decref(one), json_decref(psh);
+		json_t *sc = per_opcode("scalar", 1), *v4 = per_opcode("vec4", 1);
+		CHECK(fact(sc, "plain_load_bytes_per_element") == 8 &&
+			      fact(v4, "plain_load_bytes_per_element") == 8 &&
+			      fact(v4, "plain_loads_per_element") == 0.5 &&
+			      fact(cp, "plain_load_bytes_per_element") == 4,
+		      "scalar and float4 SAXPY ask for the same 8 plain bytes "
+		      "per element (x and y) though float4 runs a quarter of "
+		      "the loads; a 4-byte cp.async is 4 plain bytes (%g %g %g)",
+		      fact(sc, "plain_load_bytes_per_element"),
+		      fact(v4, "plain_load_bytes_per_element"),
+		      fact(cp, "plain_load_bytes_per_element"));
+		json_decref(sc), json_decref(v4);
 		CHECK(fact(dsh, "shuffles_per_block") == 0 &&
 			      fact(pcp_warp, "shuffles_per_block") == -1,
 		      "a shuffle in a dead branch: 0 per block; without the "
