@@ -706,7 +706,8 @@ static void remeasure_close_calls(const struct grade_opts *o,
 				  void *arg)
 {
 	static const char *const timing_metrics[] = {
-		"median_us", "gbps", "median_ci_rel", "gbps_worst",
+		"median_us", "median_us_worst", "gbps", "median_ci_rel",
+		"gbps_worst",
 		"pct_of_copy", "pct_of_copy_worst", "baseline_us",
 		"baseline_ci_rel", "speedup_vs_baseline",
 		"speedup_vs_baseline_noise", NULL};
