@@ -323,12 +323,19 @@ int main(void)
 		sass_count_opcode("TEX.B", 9, c);
 		sass_count_opcode("LDGDEPBAR", 9, c);
 		sass_count_opcode("STG.E.128", 9, c);
-		CHECK(c[SASS_NC_BYTES] == 2 * 16 + 4 &&
+		/* the read-only spellings of other GPUs (red team's SASS,
+		 * 2026-11-25): sm_75, sm_100/sm_120's 32-byte load, and an
+		 * L2 prefetch hint that is not a size */
+		sass_count_opcode("LDG.E.CONSTANT.SYS", 1, c);
+		sass_count_opcode("LDG.E.ENL2.256.CONSTANT", 1, c);
+		sass_count_opcode("LDG.E.LTC128B.CONSTANT", 1, c);
+		CHECK(c[SASS_NC_BYTES] == 2 * 16 + 4 + 4 + 32 + 4 &&
 			      c[SASS_PLAIN_BYTES] == 3 * 2 + 16 + 8 + 4 + 8,
 		      "bytes asked for, count x the width in the opcode's "
-		      "name (none: 4): read-only 36, plain 42 (LDG.U16, "
-		      "LDGSTS.128, REDG.F64, ATOMG.F32, LD.64; no texture, "
-		      "dependency barrier or store) (%g, %g)",
+		      "name (none: 4): read-only 76 (sm_75's .SYS, sm_100's "
+		      "ENL2.256, an LTC128B hint is no size), plain 42 "
+		      "(LDG.U16, LDGSTS.128, REDG.F64, ATOMG.F32, LD.64; no "
+		      "texture, dependency barrier or store) (%g, %g)",
 		      c[SASS_NC_BYTES], c[SASS_PLAIN_BYTES]);
 		memset(c, 0, sizeof(c));
 		sass_count_opcode("LDGX.E", 5, c);
