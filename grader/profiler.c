@@ -240,6 +240,20 @@ static int opcode_is(const char *opcode, size_t base_len, const char *name)
 	return strlen(name) == base_len && !strncmp(opcode, name, base_len);
 }
 
+/* Whether mod is one of an opcode's modifiers, whole ("CONSTANT" of
+ * "LDG.E.CONSTANT", not of "LDG.E.CONSTANTX"). */
+static int has_modifier(const char *opcode, const char *mod)
+{
+	size_t want = strlen(mod);
+	for (const char *m = opcode + strcspn(opcode, "."); *m == '.';) {
+		size_t len = strcspn(m + 1, ".");
+		if (len == want && !strncmp(m + 1, mod, len))
+			return 1;
+		m += 1 + len;
+	}
+	return 0;
+}
+
 /* The bytes one thread's access asks for, from the size among an
  * opcode's modifiers (sass_kind's list); 4 when none is named. */
 static double access_bytes(const char *opcode)
@@ -250,48 +264,50 @@ static double access_bytes(const char *opcode)
 	} sizes[] = {{"U8", 1},  {"S8", 1},   {"U16", 2},  {"S16", 2},
 		     {"64", 8},  {"U64", 8},  {"S64", 8},  {"F64", 8},
 		     {"128", 16}, {"256", 32}};
-	double bytes = 4;
-	for (const char *m = opcode + strcspn(opcode, "."); *m == '.';) {
-		size_t len = strcspn(m + 1, ".");
-		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-			if (strlen(sizes[i].mod) == len &&
-			    !strncmp(m + 1, sizes[i].mod, len))
-				bytes = sizes[i].bytes;
-		m += 1 + len;
-	}
-	return bytes;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (has_modifier(opcode, sizes[i].mod))
+			return sizes[i].bytes;
+	return 4;
 }
 
 void sass_count_opcode(const char *opcode, double count, double *counts)
 {
+	/* plain: a read of global memory into the SM whose width its name
+	 * gives, counted in SASS_PLAIN_BYTES (an LDG only without CONSTANT) */
 	static const struct {
 		const char *name;
 		enum sass_kind kind, also;
+		int plain;
 	} kinds[] = {
-		{"LDG", SASS_LOADS, SASS_KINDS}, {"LD", SASS_LOADS, SASS_KINDS},
-		{"TEX", SASS_LOADS, SASS_KINDS}, {"TLD", SASS_LOADS, SASS_KINDS},
-		{"TLD4", SASS_LOADS, SASS_KINDS}, {"TXD", SASS_LOADS, SASS_KINDS},
-		{"SULD", SASS_LOADS, SASS_KINDS},
-		{"ATOMG", SASS_LOADS, SASS_STORES},
-		{"ATOM", SASS_LOADS, SASS_STORES},
-		{"SUATOM", SASS_LOADS, SASS_STORES},
-		{"LDGSTS", SASS_ASYNC, SASS_KINDS},
-		{"UBLKCP", SASS_BULK, SASS_KINDS},
-		{"UTMALDG", SASS_BULK, SASS_KINDS},
-		{"UTMASTG", SASS_BULK_ST, SASS_KINDS},
-		{"UTMARED", SASS_BULK_ST, SASS_KINDS},
-		{"UBLKRED", SASS_BULK_ST, SASS_KINDS},
-		{"STG", SASS_STORES, SASS_KINDS}, {"ST", SASS_STORES, SASS_KINDS},
-		{"RED", SASS_STORES, SASS_KINDS},
-		{"REDG", SASS_STORES, SASS_KINDS}, /* sm_90+: an atomic whose
-						     result is unused */
-		{"SUST", SASS_STORES, SASS_KINDS},
-		{"SURED", SASS_STORES, SASS_KINDS},
-		{"LDS", SASS_SHARED, SASS_KINDS}, {"STS", SASS_SHARED, SASS_KINDS},
-		{"ATOMS", SASS_SHARED, SASS_KINDS},
-		{"LDSM", SASS_SHARED, SASS_KINDS},
-		{"STSM", SASS_SHARED, SASS_KINDS},
-		{"SHFL", SASS_SHUFFLES, SASS_KINDS},
+		{"LDG", SASS_LOADS, SASS_KINDS, 1},
+		{"LD", SASS_LOADS, SASS_KINDS, 1},
+		{"TEX", SASS_LOADS, SASS_KINDS, 0},
+		{"TLD", SASS_LOADS, SASS_KINDS, 0},
+		{"TLD4", SASS_LOADS, SASS_KINDS, 0},
+		{"TXD", SASS_LOADS, SASS_KINDS, 0},
+		{"SULD", SASS_LOADS, SASS_KINDS, 0},
+		{"ATOMG", SASS_LOADS, SASS_STORES, 1},
+		{"ATOM", SASS_LOADS, SASS_STORES, 1},
+		{"SUATOM", SASS_LOADS, SASS_STORES, 0},
+		{"LDGSTS", SASS_ASYNC, SASS_KINDS, 1},
+		{"UBLKCP", SASS_BULK, SASS_KINDS, 0},
+		{"UTMALDG", SASS_BULK, SASS_KINDS, 0},
+		{"UTMASTG", SASS_BULK_ST, SASS_KINDS, 0},
+		{"UTMARED", SASS_BULK_ST, SASS_KINDS, 0},
+		{"UBLKRED", SASS_BULK_ST, SASS_KINDS, 0},
+		{"STG", SASS_STORES, SASS_KINDS, 0},
+		{"ST", SASS_STORES, SASS_KINDS, 0},
+		{"RED", SASS_STORES, SASS_KINDS, 1},
+		/* sm_90+: an atomic whose result is unused */
+		{"REDG", SASS_STORES, SASS_KINDS, 1},
+		{"SUST", SASS_STORES, SASS_KINDS, 0},
+		{"SURED", SASS_STORES, SASS_KINDS, 0},
+		{"LDS", SASS_SHARED, SASS_KINDS, 0},
+		{"STS", SASS_SHARED, SASS_KINDS, 0},
+		{"ATOMS", SASS_SHARED, SASS_KINDS, 0},
+		{"LDSM", SASS_SHARED, SASS_KINDS, 0},
+		{"STSM", SASS_SHARED, SASS_KINDS, 0},
+		{"SHFL", SASS_SHUFFLES, SASS_KINDS, 0},
 	};
 	size_t base = strcspn(opcode, ".");
 	/* a bulk copy's direction is its first modifier, the destination:
@@ -300,33 +316,21 @@ void sass_count_opcode(const char *opcode, double count, double *counts)
 		counts[SASS_BULK_ST] += count;
 		return;
 	}
+	/* the read-only path: a CONSTANT among an LDG's modifiers */
+	int nc = opcode_is(opcode, base, "LDG") && has_modifier(opcode, "CONSTANT");
+	if (nc) {
+		counts[SASS_NC_LOADS] += count;
+		counts[SASS_NC_BYTES] += count * access_bytes(opcode);
+	}
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		if (!opcode_is(opcode, base, kinds[i].name))
 			continue;
 		counts[kinds[i].kind] += count;
 		if (kinds[i].also < SASS_KINDS)
 			counts[kinds[i].also] += count;
-	}
-	/* the read-only path: a CONSTANT among an LDG's modifiers */
-	int nc = 0;
-	if (opcode_is(opcode, base, "LDG")) {
-		for (const char *m = opcode + base; *m == '.';) {
-			size_t len = strcspn(m + 1, ".");
-			if (len == 8 && !strncmp(m + 1, "CONSTANT", 8))
-				nc = 1;
-			m += 1 + len;
-		}
-	}
-	static const char *const plain[] = {"LDG", "LD", "LDGSTS", "ATOMG",
-					    "ATOM", "RED", "REDG"};
-	if (nc) {
-		counts[SASS_NC_LOADS] += count;
-		counts[SASS_NC_BYTES] += count * access_bytes(opcode);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
-		if (opcode_is(opcode, base, plain[i]))
+		if (kinds[i].plain && !nc)
 			counts[SASS_PLAIN_BYTES] += count * access_bytes(opcode);
+	}
 }
 
 /* One cell of PROFILE_PER_OPCODE: "TOTAL (OP.MOD: N; OP: N; ...)", the
