@@ -173,19 +173,26 @@ def fixture_files(lab):
     return out
 
 
+def grade_fixture(lab, path, files):
+    """Grade one fixture file as the step its header names: (what its
+    header expects, rc, events, stderr, its step_end, seconds)."""
+    want = hu.fixture_expectations(path)
+    step = want["step"]
+    with hu.Scratch() as s:
+        s.put(path, files[step])
+        began = time.time()
+        rc, events, err = hu.grade(["test", lab, "--step", step, "--src",
+                                    s.path, "--time-limit", "30"])
+        took = time.time() - began
+    return (want, rc, events, err, hu.step_ends(events).get(step, {}),
+            took)
+
+
 def fixtures(t, lab):
     files = hu.step_files(lab)
     for path in fixture_files(lab):
-        folder, name = os.path.split(path)
-        want = hu.fixture_expectations(path)
-        step = want["step"]
-        with hu.Scratch() as s:
-            s.put(os.path.join(folder, name), files[step])
-            began = time.time()
-            rc, events, err = hu.grade(["test", lab, "--step", step, "--src",
-                                        s.path, "--time-limit", "30"])
-            took = time.time() - began
-        e = hu.step_ends(events).get(step, {})
+        name = os.path.basename(path)
+        want, rc, events, err, e, took = grade_fixture(lab, path, files)
         ok = (e.get("verdict") in want["verdict"].split("|")
               and any(m in e.get("summary", "")
                       for m in want["message"].split("|"))
@@ -225,14 +232,9 @@ def honest_on_gpu(t, labs):
         for name in sorted(os.listdir(folder)):
             if not name.endswith(".cu"):
                 continue
-            want = hu.fixture_expectations(os.path.join(folder, name))
+            want, rc, events, err, e, _ = grade_fixture(
+                lab, os.path.join(folder, name), files)
             step = want["step"]
-            with hu.Scratch() as s:
-                s.put(os.path.join(folder, name), files[step])
-                rc, events, err = hu.grade(["test", lab, "--step", step,
-                                            "--src", s.path,
-                                            "--time-limit", "30"])
-            e = hu.step_ends(events).get(step, {})
             failed = ["%s %s (bar %s)" % (c.get("metric"), c.get("measured"),
                                           c.get("required"))
                       for c in hu.checks(events, step)
