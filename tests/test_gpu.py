@@ -314,15 +314,30 @@ def concurrent_students(t, lab, students=8):
             copies.append(dst)
         began = time.time()
         procs = []
+        # each run's output goes to files, not pipes: a run's events pass
+        # 64 KiB (a pipe's buffer), and a run blocked on a full pipe keeps
+        # the GPU lock while the one being read waits for it (this part
+        # hung so on 2026-11-24 until its time limit)
         for dst in copies:
             env = dict(os.environ)
             env["CUDALAB_STATE"] = os.path.join(dst, ".cudalab")
-            procs.append(subprocess.Popen(
-                [sys.executable, os.path.join(dst, "run.py"), "test", lab,
-                 "--src", os.path.join(dst, "solutions", lab), "--json"],
-                cwd=dst, env=env, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True))
-        results = [p.communicate(timeout=1800) for p in procs]
+            with open(os.path.join(dst, "run.out"), "w") as o, \
+                    open(os.path.join(dst, "run.err"), "w") as e:
+                procs.append(subprocess.Popen(
+                    [sys.executable, os.path.join(dst, "run.py"), "test",
+                     lab, "--src", os.path.join(dst, "solutions", lab),
+                     "--json"], cwd=dst, env=env, stdout=o, stderr=e,
+                    stdin=subprocess.DEVNULL))
+        results = []
+        for dst, p in zip(copies, procs):
+            try:
+                p.wait(timeout=max(1, 1800 - (time.time() - began)))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            with open(os.path.join(dst, "run.out")) as o, \
+                    open(os.path.join(dst, "run.err")) as e:
+                results.append((o.read(), e.read()))
         took = time.time() - began
         waited = 0
         for k, (out, err) in enumerate(results):
