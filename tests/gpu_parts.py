@@ -24,8 +24,13 @@ haxpy 38, coalescing 28, memtuning 37, prefetch 161, shared_saxpy 45,
 shared_transpose 101, sandbox 49, sizes 4. Several parts at once
 (one call, streams in parallel) take about twice as long each, and the
 cached-run check in saxpy then fails on time. The honest fixtures on the
-GPU (2026-11-25, three to five streams): honest_a 220-356 s, honest_b
-296-425 s.
+GPU (2026-11-24, three to five streams): honest_a 220-356 s, honest_b
+296-425 s. At 9b5adce (H100, alone): saxpy 305 s, class 208 s,
+shared_saxpy 53 s, shared_transpose 82 s (after their runs' output went to
+files instead of pipes: with pipes shared_saxpy hung); H200 saxpy 298 s.
+Four streams at once (saxpy, explain, server, the shared parts) left three
+cut at 560 s: the GPU lock makes their GPU work take turns, so streams help
+only with compiling.
 """
 import os
 import sys

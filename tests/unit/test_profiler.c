@@ -324,7 +324,7 @@ int main(void)
 		sass_count_opcode("LDGDEPBAR", 9, c);
 		sass_count_opcode("STG.E.128", 9, c);
 		/* the read-only spellings of other GPUs (red team's SASS,
-		 * 2026-11-25): sm_75, sm_100/sm_120's 32-byte load, and an
+		 * 2026-11-24): sm_75, sm_100/sm_120's 32-byte load, and an
 		 * L2 prefetch hint that is not a size */
 		sass_count_opcode("LDG.E.CONSTANT.SYS", 1, c);
 		sass_count_opcode("LDG.E.ENL2.256.CONSTANT", 1, c);
