@@ -298,7 +298,25 @@ static int registration_named(const char *name, const char *f)
 		return 1;
 	char prefix[96];
 	snprintf(prefix, sizeof(prefix), "_ZL%zu%s", strlen(f), f);
-	return !strncmp(name, prefix, strlen(prefix));
+	if (strncmp(name, prefix, strlen(prefix)))
+		return 0;
+	/* the parameter codes nvcc's functions have, (void) or (void **),
+	 * then at most a GCC clone's suffix (.cold, .part.0, ...): a local
+	 * symbol "_ZL24__sti____cudaRegisterAllX" made in assembly is not
+	 * nvcc's (red team, 2026-11-24) */
+	const char *p = name + strlen(prefix);
+	if (!strncmp(p, "PPv", 3))
+		p += 3;
+	else if (*p == 'v')
+		p++;
+	else
+		return 0;
+	if (*p && *p != '.')
+		return 0;
+	for (; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_')
+			return 0;
+	return 1;
 }
 
 static int registration_function(const char *name)
@@ -992,11 +1010,57 @@ static void sp_blank(struct spliced *s)
 	}
 }
 
+/* A #define or #undef seen before an #include that follows it. */
+struct macro_before {
+	long line;
+	char undef;
+	char name[40];
+};
+
+/* Why a macro may not change a header (red team, 2026-11-24: #undef of
+ * libstdc++'s _GLIBCXX_END_NAMESPACE_VERSION, redefined as an asm
+ * statement, then #include <numeric>: the asm came out at <numeric>'s
+ * lines, and the origin check took it for the header's). */
+#define MACRO_WHY                                                            \
+	"a macro changes the headers included after it (the check for host " \
+	"assembly goes by which file each line comes from); move it below "  \
+	"the #includes (only an empty one or a number may come first, "     \
+	"e.g. NDEBUG)"
+
+/* After "#define" or "#undef": the macro's name; for #define, whether the
+ * macro may stand before an #include: object-like with an empty body or a
+ * single pp-number (no identifier, string or operator that could become
+ * code in the header). Leaves s inside the line. */
+static int macro_harmless(struct spliced *s, int undef, char *name,
+			  size_t len)
+{
+	sp_blank(s);
+	size_t n = 0;
+	while (isalnum((unsigned char)sp_peek(s, 0)) || sp_peek(s, 0) == '_') {
+		char c = sp_next(s);
+		if (n + 1 < len)
+			name[n++] = c;
+	}
+	name[n] = 0;
+	if (undef || !n || sp_peek(s, 0) == '(')
+		return 0;
+	sp_blank(s);
+	if (isdigit((unsigned char)sp_peek(s, 0)))
+		while (isalnum((unsigned char)sp_peek(s, 0)) ||
+		       sp_peek(s, 0) == '.' || sp_peek(s, 0) == '_')
+			sp_next(s);
+	sp_blank(s);
+	char c = sp_peek(s, 0);
+	return !c || c == '\n' || (c == '/' && sp_peek(s, 1) == '/');
+}
+
 void objcheck_line_directives(const char *text, const char *source_base,
 			      struct objcheck_list *out)
 {
 	struct spliced s = {text, 1};
 	int reported = 0;
+	struct macro_before pending[4];
+	int npending = 0;
 	while (text && sp_peek(&s, 0)) {
 		/* the start of a line: is its first token # (or %:, ??=)? */
 		sp_blank(&s);
@@ -1014,7 +1078,7 @@ void objcheck_line_directives(const char *text, const char *source_base,
 			for (int i = 0; i < hash; i++)
 				sp_next(&s);
 			sp_blank(&s);
-			char word[8] = "";
+			char word[16] = "";
 			size_t n = 0;
 			while (n < sizeof(word) - 1 &&
 			       (isalnum((unsigned char)sp_peek(&s, 0)) ||
@@ -1038,6 +1102,32 @@ void objcheck_line_directives(const char *text, const char *source_base,
 					"file (the check for host assembly goes "
 					"by where each line comes from)",
 					source_base, line);
+			int undef = !strcmp(word, "undef");
+			if (ended && (undef || !strcmp(word, "define"))) {
+				struct macro_before m = {line, (char)undef, ""};
+				if (!macro_harmless(&s, undef, m.name,
+						    sizeof(m.name)) &&
+				    npending < 4)
+					pending[npending++] = m;
+			}
+			if (ended && (!strcmp(word, "include") ||
+				      !strcmp(word, "include_next") ||
+				      !strcmp(word, "import"))) {
+				for (int i = 0; i < npending; i++)
+					if (reported++ < 4)
+						problem(out,
+							"%s:%ld: #%s %s before "
+							"the #include of line "
+							"%ld: %s",
+							source_base,
+							pending[i].line,
+							pending[i].undef
+								? "undef"
+								: "define",
+							pending[i].name, line,
+							MACRO_WHY);
+				npending = 0;
+			}
 		}
 		/* the rest of the line: literals and comments may hide a
 		 * newline that is not the end of it */

@@ -71,6 +71,18 @@
  *     Headers' own asm labels (glibc redirections) come from other files
  *     and are not the student's; device code's inline PTX is under #if 0.
  *
+ * The origin of a header's line holds only if the student's text did not
+ * change the header: a macro defined before an #include is expanded inside
+ * the header, at the header's lines (red team, 2026-11-24: #undef of
+ * libstdc++'s _GLIBCXX_END_NAMESPACE_VERSION, redefined as an asm
+ * statement, then #include <numeric>: host asm "from" libstdc++, a raw
+ * system call, and a .reloc that ran the student's code before main).
+ * Decided: before its last #include the student's text may hold no #undef
+ * and no #define but an object-like one whose body is empty or a single
+ * number (include guards, NDEBUG, a block size); objcheck_line_directives
+ * finds them as it finds line directives. The compile box shows the
+ * student's one file, so no other text of theirs is included.
+ *
  * That origin is told by the line markers of nvcc's host translation unit,
  * which the student's text could forge with a #line directive or a GNU
  * line marker (# 1 "/usr/include/stdio.h"): the red team's host asm then
@@ -94,7 +106,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-12"
+#define OBJCHECK_RULES "objcheck-13"
 
 struct objcheck_problem {
 	char message[320];
@@ -149,7 +161,9 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 
 /*
  * Check the student's own source text: no #line directive, no GNU line
- * marker (# N "file") and no #ident/#sccs (see above), however spelt
+ * marker (# N "file"), no #ident/#sccs, and before an #include no #undef
+ * and no #define but an empty or single-number one (see above), however
+ * spelt
  * (line splices inside, comments between the tokens, %: or ??= for #).
  * A problem per directive found
  * (the first four), naming source_base and the line. Conservative on

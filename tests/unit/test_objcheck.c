@@ -372,6 +372,47 @@ int main(void)
 			      strstr(got, "assembler"),
 		      "#ident and #sccs are found (not #identity) (%d: %s)", n,
 		      got);
+		/* a macro before an #include changes the header (red team:
+		 * #undef/#define _GLIBCXX_END_NAMESPACE_VERSION as an asm
+		 * statement, then #include <numeric>) */
+		static const struct {
+			const char *text, *what, *name;
+			int want;
+			long line;
+		} macros[] = {
+			{"#include \"saxpy.h\"\n#undef _GLIBCXX_X\n"
+			 "#define _GLIBCXX_X __asm__(\"x\")\n#include <numeric>\n",
+			 "#undef and #define before an #include", "#undef _GLIBCXX_X",
+			 2, 2},
+			{"#define namespace asm(\"x\"); namespace\n"
+			 "#inc\\\nlude <numeric>\n",
+			 "a keyword's macro before a spliced #include",
+			 "#define namespace", 1, 1},
+			{"#define F(x) x\n%:include <cstdio>\n",
+			 "a function-like macro before a digraph include",
+			 "#define F", 1, 1},
+			{"#define S \"s\"\n#include_next <cstdio>\n",
+			 "a string before #include_next", "#define S", 1, 1},
+			{"#ifndef G\n#define G\n#include <cstdio>\n#endif\n"
+			 "#define B 256 // block\n#define E /* c */\n"
+			 "#include \"saxpy.h\"\n#undef B\n#define C(x) asm(x)\n",
+			 "a guard, a number, an empty one before; anything after",
+			 "", 0, 0},
+		};
+		for (size_t i = 0; i < sizeof(macros) / sizeof(macros[0]); i++) {
+			n = directives(macros[i].text, got, sizeof(got));
+			char at[32];
+			snprintf(at, sizeof(at), "saxpy_v1.cu:%ld:",
+				 macros[i].line);
+			CHECK(n == macros[i].want &&
+				      (!n || (strstr(got, at) &&
+					      strstr(got, macros[i].name) &&
+					      strstr(got, "before the #include"))),
+			      "macro before an #include: %s: %s (%d: %s)",
+			      macros[i].what,
+			      macros[i].want ? "found, named, with its line"
+					     : "allowed", n, got);
+		}
 		char bad[2048] = "";
 		int files = 0, found = 0;
 		found += directives_in_tree("solutions", &files, bad,
