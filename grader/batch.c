@@ -4,9 +4,11 @@
 #include "strvec.h"
 #include "fsutil.h"
 #include "gradebook.h"
+#include "hash.h"
 #include "runner.h"
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <jansson.h>
@@ -23,6 +25,7 @@ struct job {
 	const char *student, *lab;
 	char src[PATH_MAX];
 	char out[PATH_MAX];
+	char key[17];    /* what was graded: job_key() */
 	int skip;        /* already graded (resume) */
 	double seconds;
 	char outcome[160];
@@ -37,6 +40,12 @@ struct pool {
 	pthread_mutex_t lock;
 	double started;
 };
+
+/* Beside results/SID/LAB.jsonl, LAB.key: the key of what it graded. */
+static void key_path(const struct job *j, char *path, size_t len)
+{
+	snprintf(path, len, "%.*s.key", (int)(strlen(j->out) - 6), j->out);
+}
 
 static double now_s(void)
 {
@@ -179,7 +188,15 @@ static void *run_worker(void *arg)
 				fclose(f);
 			}
 		}
+		char kp[PATH_MAX + 8];
+		key_path(j, kp, sizeof(kp));
+		unlink(kp);
 		rename(tmp, j->out);
+		FILE *kf = fopen(kp, "w");
+		if (kf) {
+			fprintf(kf, "%s\n", j->key);
+			fclose(kf);
+		}
 		summarize(j->out, j->outcome, sizeof(j->outcome));
 		child_release(&c);
 		strvec_clear(&argv);
@@ -255,6 +272,56 @@ static void run_on_gpus(struct pool *p, char gpus[][32], int ngpus)
 	free(run_gpus);
 }
 
+static int name_order(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/*
+ * What a job grades: the student's entry (its source name in the intake),
+ * the lab, and the name and bytes of every file of its work folder, as a
+ * key (hash.h). A result is kept on resume only under the same key (red
+ * team, 2026-11-24: a late folder "bob-2" beside "_bob" took _bob's id on
+ * the rerun, and _bob's kept compile error became its row).
+ */
+static void job_key(const char *source, const char *lab, const char *src,
+		    char key[17])
+{
+	struct content_hash h;
+	hash_init(&h);
+	hash_str(&h, "cudalab-job-1");
+	hash_str(&h, source ? source : "");
+	hash_str(&h, lab);
+	struct dirent **names = NULL;
+	int n = scandir(src, &names, NULL, name_order);
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX * 2];
+		snprintf(path, sizeof(path), "%s/%s", src, names[i]->d_name);
+		struct stat st;
+		if (names[i]->d_name[0] != '.' && stat(path, &st) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			hash_str(&h, names[i]->d_name);
+			hash_file(&h, path);
+		}
+		free(names[i]);
+	}
+	free(names);
+	hash_hex(&h, key);
+}
+
+/* Whether path holds exactly key (the result beside it is that job's). */
+static int key_matches(const char *path, const char *key)
+{
+	char got[32] = "";
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	int ok = fgets(got, sizeof(got), f) && !strncmp(got, key, 16) &&
+		 (got[16] == '\n' || !got[16]);
+	fclose(f);
+	return ok;
+}
+
 /* The pool's jobs: every (student, lab) of the intake that falls in this
  * shard, each with its results folder made; skip when already graded and
  * not --fresh. -1 with err when a folder cannot be made. */
@@ -295,7 +362,12 @@ static int pool_jobs(struct pool *p, json_t *intake, char *err, size_t errlen)
 					 strerror(errno));
 				return -1;
 			}
-			j->skip = !o->fresh && access(j->out, F_OK) == 0;
+			job_key(json_string_value(json_object_get(st, "source")),
+				lab, j->src, j->key);
+			char kp[PATH_MAX + 8];
+			key_path(j, kp, sizeof(kp));
+			j->skip = !o->fresh && access(j->out, F_OK) == 0 &&
+				  key_matches(kp, j->key);
 			p->todo += !j->skip;
 		}
 	}

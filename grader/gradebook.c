@@ -90,6 +90,8 @@ static json_t *load_steps(const char *path, int *finished, int *unsandboxed)
 	return steps;
 }
 
+static char *utf8_whole(char *s);
+
 /* The row's intake notes, each followed by sep except the last. */
 static const char *join_notes(json_t *row, const char *sep, char *buf,
 			      size_t len)
@@ -102,7 +104,7 @@ static const char *join_notes(json_t *row, const char *sep, char *buf,
 		snprintf(buf + used, len - used, "%s%s", used ? sep : "",
 			 json_string_value(note));
 	}
-	return buf;
+	return utf8_whole(buf);
 }
 
 /* Bytes of the valid UTF-8 sequence at s and its code point; 0 when the
@@ -126,6 +128,23 @@ static int utf8_next(const unsigned char *s, unsigned *cp)
 	return n;
 }
 
+/* Cut s before its first byte that does not begin a whole UTF-8 sequence:
+ * text cut to a buffer's size (snprintf) may end inside a character, and
+ * jansson refuses such a string, a spreadsheet misreads the file (red
+ * team, 2026-11-24: a 4096-byte note cut inside a euro sign left a
+ * student's results.json empty and the next students' unwritten). */
+static char *utf8_whole(char *s)
+{
+	unsigned c;
+	unsigned char *p = (unsigned char *)s;
+	for (int n; *p; p += n)
+		if (!(n = utf8_next(p, &c))) {
+			*p = 0;
+			break;
+		}
+	return s;
+}
+
 /* A cell of student-controlled text (a name, a compiler message): quoted,
  * newlines as spaces, capped, and never a formula: a spreadsheet runs a
  * cell that begins with = + - @ (or a tab or CR before one), so such a cell
@@ -136,10 +155,25 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 	if (strchr("=+-@\t\r", *s) && *s)
 		fputc('\'', f);
-	for (size_t n = 0; *s && n < CSV_CELL_MAX; s++, n++) {
+	/* whole characters only: a cut inside one makes the file unreadable
+	 * as UTF-8 (red team, 2026-11-24); a byte that is not UTF-8 is ? */
+	for (size_t n = 0; *s;) {
+		unsigned c;
+		int k = utf8_next((const unsigned char *)s, &c);
+		if (n + (k ? k : 1) > CSV_CELL_MAX)
+			break;
+		if (!k) {
+			fputc('?', f);
+			s++, n++;
+			continue;
+		}
 		if (*s == '"')
 			fputc('"', f);
-		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+		if (*s == '\n' || *s == '\r')
+			fputc(' ', f);
+		else
+			fwrite(s, 1, (size_t)k, f);
+		s += k, n += (size_t)k;
 	}
 	fputc('"', f);
 }
@@ -355,14 +389,17 @@ static int write_csv(const char *path, json_t *doc)
 
 static int write_gradescope(const char *out_dir, json_t *doc)
 {
+	int failed = 0;
 	size_t i, k;
 	json_t *row, *r;
 	json_array_foreach(json_object_get(doc, "students"), i, row) {
 		const char *sid = json_string_value(json_object_get(row, "student"));
 		char dir[PATH_MAX], path[PATH_MAX + 16];
 		snprintf(dir, sizeof(dir), "%s/gradescope/%s", out_dir, sid);
-		if (mkdirs(dir) < 0)
-			return -1;
+		if (mkdirs(dir) < 0) {
+			failed = -1;
+			continue; /* the other students still get theirs */
+		}
 		json_t *tests = json_array();
 		const char *lab;
 		json_t *res;
@@ -373,10 +410,12 @@ static int write_gradescope(const char *out_dir, json_t *doc)
 			snprintf(name, sizeof(name), "%s %s: %s", lab,
 				 json_string_value(json_object_get(r, "step")),
 				 json_string_value(json_object_get(r, "title")));
+			utf8_whole(name);
 			int pass = v && !strcmp(v, "pass");
 			char out[1400];
 			snprintf(out, sizeof(out), "%s",
 				 json_string_value(json_object_get(r, "summary")));
+			utf8_whole(out);
 			json_t *test = json_pack("{s:s, s:i, s:s, s:s}", "name",
 						 name, "max_score", 1, "output",
 						 out, "visibility", "visible");
@@ -407,12 +446,11 @@ static int write_gradescope(const char *out_dir, json_t *doc)
 		if (!ng)
 			json_object_set(gs, "score", json_object_get(row, "passed"));
 		snprintf(path, sizeof(path), "%s/results.json", dir);
-		int rc = json_dump_file(gs, path, JSON_INDENT(1));
+		if (!gs || json_dump_file(gs, path, JSON_INDENT(1)) < 0)
+			failed = -1; /* and on to the next student */
 		json_decref(gs);
-		if (rc < 0)
-			return -1;
 	}
-	return 0;
+	return failed;
 }
 
 static int write_junit(const char *path, json_t *doc)

@@ -944,6 +944,95 @@ def sandbox_policy(t, state):
         shutil.rmtree(libdir, ignore_errors=True)
 
 
+def gradebook_whole_characters(t, state):
+    """Red team (2026-11-24): notes and names cut to a buffer's size inside
+    a multi-byte character made gradebook.csv unreadable as UTF-8 and left
+    one student's Gradescope results.json empty and the students after it
+    without one. Three zips whose 25 near-miss names (110 euro signs each)
+    make notes past 4096 bytes, beside an honest folder 'zed' that sorts
+    last: every file must decode and parse, every student get results.json."""
+    import csv
+    import zipfile
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    with open(os.path.join(hu.ROOT, "solutions", "saxpy", "saxpy_v1.cu"),
+              "rb") as f:
+        sol = f.read()
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        os.makedirs(os.path.join(subs, "zed"))
+        for pad in range(3):
+            with zipfile.ZipFile(os.path.join(subs, "a%d.zip" % pad),
+                                 "w") as z:
+                for i in range(25):
+                    z.writestr("x" * pad + "\u20ac" * 110
+                               + "%02d/Saxpy-V1.cu" % i, b"x")
+                z.writestr("saxpy_v1.cu", sol)
+        with open(os.path.join(subs, "zed", "saxpy_v1.cu"), "wb") as f:
+            f.write(sol)
+        out = os.path.join(s.path, "grades")
+        rc, o, e = hu.run(RUN + ["grade", subs, "--labs", "saxpy", "--out",
+                                 out], env=env)
+        problems = []
+        try:
+            with open(os.path.join(out, "gradebook.csv"),
+                      encoding="utf-8") as f:
+                rows = list(csv.reader(f))
+            if len(rows) != 5:
+                problems.append("%d csv rows, not 5" % len(rows))
+        except (OSError, UnicodeDecodeError, csv.Error) as err:
+            problems.append("gradebook.csv: %s" % err)
+        for sid in ("a0", "a1", "a2", "zed"):
+            path = os.path.join(out, "gradescope", sid, "results.json")
+            try:
+                with open(path, encoding="utf-8") as f:
+                    doc = json.load(f)
+                if len(doc.get("tests", [])) != 5:
+                    problems.append("%s: %d tests" % (sid,
+                                                      len(doc["tests"])))
+            except (OSError, ValueError) as err:
+                problems.append("%s: %s" % (path, err))
+        t.record("cli: grade: notes cut at a buffer's size keep whole "
+                 "characters (gradebook.csv is UTF-8, every student's "
+                 "Gradescope results.json parses; exit 3, not graded)",
+                 rc == 3 and not problems,
+                 "rc=%d\n%s\n%s" % (rc, "\n".join(problems), e[-1500:]))
+
+
+def grade_resume_keeps_own_results(t, state):
+    """Red team (2026-11-24): a resumed class run kept results by student
+    id, and ids are given anew each run: a late folder "bob-2" beside "_bob"
+    (who had id bob-2) took _bob's kept compile error. A kept result must be
+    of the same entry and the same files."""
+    import csv
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    sol = os.path.join(hu.ROOT, "solutions", "saxpy", "saxpy_v1.cu")
+    with hu.Scratch() as s:
+        subs = os.path.join(s.path, "subs")
+        for d in ("bob", "_bob"):
+            os.makedirs(os.path.join(subs, d))
+        shutil.copy(sol, os.path.join(subs, "bob"))
+        with open(os.path.join(subs, "_bob", "saxpy_v1.cu"), "w") as f:
+            f.write("this is not C++\n")
+        out = os.path.join(s.path, "grades")
+        cmd = RUN + ["grade", subs, "--labs", "saxpy", "--out", out]
+        rc1, _, e1 = hu.run(cmd, env=env)
+        os.makedirs(os.path.join(subs, "bob-2"))
+        shutil.copy(sol, os.path.join(subs, "bob-2"))
+        rc2, _, e2 = hu.run(cmd, env=env)
+        with open(os.path.join(out, "gradebook.csv"), encoding="utf-8") as f:
+            by_source = {r["source"]: r for r in csv.DictReader(f)}
+        got = {k: (r["student"], r["saxpy/v1"]) for k, r in by_source.items()}
+        t.record("cli: grade: a resumed run keeps a result only for the same "
+                 "entry and files (bob kept; the late bob-2 graded, not "
+                 "given _bob's compile error; _bob still a compile error)",
+                 rc1 == 3 and rc2 == 3
+                 and "1 job(s) already graded: kept" in e2
+                 and got.get("bob", ("", ""))[1] == "not_graded"
+                 and got.get("bob-2", ("", ""))[1] == "not_graded"
+                 and got.get("_bob", ("", ""))[1] == "compile_error",
+                 "rc=%d,%d %s\n%s" % (rc1, rc2, got, e2[-1500:]))
+
+
 def class_grading(t, state):
     """run.py grade without a GPU: intake notes, the four gradebook
     formats, resume, shards + merge, the Slurm script."""
@@ -1471,6 +1560,8 @@ def run(t):
         newcomer_commands(t, state)
         static_checks_of_solutions(t, state)
         class_grading(t, state)
+        gradebook_whole_characters(t, state)
+        grade_resume_keeps_own_results(t, state)
         sandbox_policy(t, state)
         explain(t, state)
         variants_plot(t)
