@@ -1054,13 +1054,67 @@ static int macro_harmless(struct spliced *s, int undef, char *name,
 	return !c || c == '\n' || (c == '/' && sp_peek(s, 1) == '/');
 }
 
+/* What the directive scan keeps from line to line. */
+struct directive_scan {
+	const char *source_base;
+	struct objcheck_list *out;
+	int reported; /* problems found: the first four are told */
+	struct macro_before pending[4]; /* not yet followed by an #include */
+	int npending;
+};
+
+/* One directive, s just after its # (or %:, ??=), on line. */
+static void directive(struct spliced *s, long line, struct directive_scan *d)
+{
+	sp_blank(s);
+	char word[16] = "";
+	size_t n = 0;
+	while (n < sizeof(word) - 1 &&
+	       (isalnum((unsigned char)sp_peek(s, 0)) || sp_peek(s, 0) == '_'))
+		word[n++] = sp_next(s);
+	word[n] = 0;
+	int ended = !isalnum((unsigned char)sp_peek(s, 0)) &&
+		    sp_peek(s, 0) != '_';
+	int named = !strcmp(word, "line") && ended;
+	if (ended && (!strcmp(word, "ident") || !strcmp(word, "sccs")) &&
+	    d->reported++ < 4)
+		problem(d->out, "%s:%ld: #%s: %s", d->source_base, line, word,
+			IDENT_WHY);
+	if ((named || isdigit((unsigned char)word[0])) && d->reported++ < 4)
+		problem(d->out,
+			"%s:%ld: a line directive (#line or a line marker "
+			"# N \"file\"): a kernel file may not say its lines "
+			"come from another file (the check for host assembly "
+			"goes by where each line comes from)",
+			d->source_base, line);
+	int undef = !strcmp(word, "undef");
+	if (ended && (undef || !strcmp(word, "define"))) {
+		struct macro_before m = {line, (char)undef, ""};
+		if (!macro_harmless(s, undef, m.name, sizeof(m.name)) &&
+		    d->npending < 4)
+			d->pending[d->npending++] = m;
+	}
+	if (ended && (!strcmp(word, "include") ||
+		      !strcmp(word, "include_next") ||
+		      !strcmp(word, "import"))) {
+		for (int i = 0; i < d->npending; i++)
+			if (d->reported++ < 4)
+				problem(d->out,
+					"%s:%ld: #%s %s before the #include "
+					"of line %ld: %s",
+					d->source_base, d->pending[i].line,
+					d->pending[i].undef ? "undef"
+							    : "define",
+					d->pending[i].name, line, MACRO_WHY);
+		d->npending = 0;
+	}
+}
+
 void objcheck_line_directives(const char *text, const char *source_base,
 			      struct objcheck_list *out)
 {
 	struct spliced s = {text, 1};
-	int reported = 0;
-	struct macro_before pending[4];
-	int npending = 0;
+	struct directive_scan d = {source_base, out, 0, {{0}}, 0};
 	while (text && sp_peek(&s, 0)) {
 		/* the start of a line: is its first token # (or %:, ??=)? */
 		sp_blank(&s);
@@ -1077,57 +1131,7 @@ void objcheck_line_directives(const char *text, const char *source_base,
 		if (hash) {
 			for (int i = 0; i < hash; i++)
 				sp_next(&s);
-			sp_blank(&s);
-			char word[16] = "";
-			size_t n = 0;
-			while (n < sizeof(word) - 1 &&
-			       (isalnum((unsigned char)sp_peek(&s, 0)) ||
-				sp_peek(&s, 0) == '_'))
-				word[n++] = sp_next(&s);
-			word[n] = 0;
-			int ended = !isalnum((unsigned char)sp_peek(&s, 0)) &&
-				    sp_peek(&s, 0) != '_';
-			int named = !strcmp(word, "line") && ended;
-			if (ended && (!strcmp(word, "ident") ||
-				      !strcmp(word, "sccs")) &&
-			    reported++ < 4)
-				problem(out, "%s:%ld: #%s: %s", source_base, line,
-					word, IDENT_WHY);
-			if ((named || isdigit((unsigned char)word[0])) &&
-			    reported++ < 4)
-				problem(out,
-					"%s:%ld: a line directive (#line or a "
-					"line marker # N \"file\"): a kernel file "
-					"may not say its lines come from another "
-					"file (the check for host assembly goes "
-					"by where each line comes from)",
-					source_base, line);
-			int undef = !strcmp(word, "undef");
-			if (ended && (undef || !strcmp(word, "define"))) {
-				struct macro_before m = {line, (char)undef, ""};
-				if (!macro_harmless(&s, undef, m.name,
-						    sizeof(m.name)) &&
-				    npending < 4)
-					pending[npending++] = m;
-			}
-			if (ended && (!strcmp(word, "include") ||
-				      !strcmp(word, "include_next") ||
-				      !strcmp(word, "import"))) {
-				for (int i = 0; i < npending; i++)
-					if (reported++ < 4)
-						problem(out,
-							"%s:%ld: #%s %s before "
-							"the #include of line "
-							"%ld: %s",
-							source_base,
-							pending[i].line,
-							pending[i].undef
-								? "undef"
-								: "define",
-							pending[i].name, line,
-							MACRO_WHY);
-				npending = 0;
-			}
+			directive(&s, line, &d);
 		}
 		/* the rest of the line: literals and comments may hide a
 		 * newline that is not the end of it */
