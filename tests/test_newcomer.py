@@ -451,6 +451,85 @@ def zip_directory_bomb(t):
              and "not graded" in out, "rc=%d %s %s" % (rc, out, err[-500:]))
 
 
+
+def pax_global_bomb(t):
+    """pax global headers are capped by their keys before the next header
+    is read (red team, 2026-11-24: tarfile copies the archive's global
+    keys into every later member; 100 headers of 3,800 keys in 0.9 MB
+    cost 4.1 s and 707 MB of intake, 300 cost 34 s and 5.4 GB); one
+    global header with one key (git archive) is still read. The script
+    (with class_run.py) measures each entry's intake alone under a memory
+    cap, then grades the class with an honest folder, no GPU; it exits 0
+    when the attack is stopped and the honest rows are graded."""
+    script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "intake",
+                          "pax_global_bomb.py")
+    rc, out, err = hu.run([sys.executable, script], timeout=300)
+    t.record("newcomer: intake: a tar.gz of 100 pax global headers of "
+             "3,800 keys is a note naming them on its row (not graded, "
+             "under 1 s and 100 MB); a git archive and the honest folder "
+             "are graded, the class exits 3",
+             rc == 0 and "mallory.tar.gz row: refused by name" in out
+             and "git.tar.gz row: taken, no note" in out
+             and "grade exit 3" in out, "rc=%d %s %s"
+             % (rc, out, err[-500:]))
+
+
+def pax_keys_bomb(t):
+    """A member's pax keys, the extension headers before one member and
+    all of them together are capped (red team, 2026-11-24: 300 members
+    with a pax header of 3,800 keys each cost 2.2 s and 115 MB of intake,
+    1000 cost 446 MB; 300 pax headers in a row recursed to Python's
+    limit; 1000 pax values of 63 KiB were all kept); a macOS tar's dozen
+    keys per file are still read."""
+    script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "intake",
+                          "pax_keys_bomb.py")
+    rc, out, err = hu.run([sys.executable, script], timeout=300)
+    t.record("newcomer: intake: tar.gz files whose members carry pax "
+             "headers of 3,800 keys or of 63 KiB, or 300 pax headers in a "
+             "row, are a note naming them on their row (not graded, under "
+             "1 s and 100 MB); a macOS tar and the honest folder are "
+             "graded, the class exits 3",
+             rc == 0 and "mallory.tar.gz row: refused by name" in out
+             and "chain.tar.gz row: refused by name" in out
+             and "values.tar.gz row: refused by name" in out
+             and "mac.tar.gz row: taken, no note" in out
+             and "grade exit 3" in out, "rc=%d %s %s"
+             % (rc, out, err[-500:]))
+
+
+def zip_method_bomb(t):
+    """Zip members compressed with bzip2 or LZMA are refused before they
+    are read (red team, 2026-11-24: zipfile inflates them whole, whatever
+    they claim: a 4.6 KB zip cost 39 s and 12.3 GB of intake)."""
+    script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "intake",
+                          "zip_method_bomb.py")
+    rc, out, err = hu.run([sys.executable, script], timeout=300)
+    t.record("newcomer: intake: a zip member in bzip2 or LZMA (128 MiB "
+             "claiming 100 bytes) is a note naming its method (not graded, "
+             "under 1 s and 100 MB); the zip's deflated file and the honest "
+             "folder are graded, the class exits 3",
+             rc == 0 and "bzip.zip row: refused by name; steps ['v2']" in out
+             and "lzma.zip row: refused by name; steps ['v2']" in out
+             and "grade exit 3" in out, "rc=%d %s %s"
+             % (rc, out, err[-500:]))
+
+
+def sparse_bomb(t):
+    """GNU sparse members are refused before tarfile reads their map (red
+    team, 2026-11-24: a 200 KB tar.gz whose sparse 1.0 map ran to the
+    end of 200 MiB cost 88 s of intake)."""
+    script = os.path.join(hu.ROOT, "tests", "fixtures", "attacks", "intake",
+                          "sparse_bomb.py")
+    rc, out, err = hu.run([sys.executable, script], timeout=300)
+    t.record("newcomer: intake: GNU sparse members (1.0, 0.1, 0.0, old "
+             "type S with a 32 MiB map) are a note naming them on their "
+             "row (not graded, under 1 s and 100 MB); the honest folder is "
+             "graded, the class exits 3",
+             rc == 0 and out.count("row: refused by name") == 4
+             and "grade exit 3" in out, "rc=%d %s %s"
+             % (rc, out, err[-500:]))
+
+
 def odd_entries(t):
     """An entry that is itself a link (to another student's archive) or a
     pipe is a note, never read (red team, 2026-11-23: a pipe named x.zip
@@ -732,6 +811,10 @@ def run(t):
         odd_entries(t)
         rewind_bomb(t)
         zip_directory_bomb(t)
+        pax_global_bomb(t)
+        pax_keys_bomb(t)
+        zip_method_bomb(t)
+        sparse_bomb(t)
         hostile_intake(t, state)
         read_only_install(t)
     finally:
