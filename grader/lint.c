@@ -370,7 +370,7 @@ int lint_text(const char *text, const char *const *quoted_ok,
 {
 	static const char *const none[] = {NULL};
 	struct scan s = {text, quoted_ok ? quoted_ok : none, out, max, 0, 1, 0};
-	int line_start = 1;
+	int line_start = 1, raw_next = 0; /* a raw-string prefix just read */
 	const char *p = text;
 	while (*p) {
 		char c = *p;
@@ -405,7 +405,8 @@ int lint_text(const char *text, const char *const *quoted_ok,
 		if (c == ';' || c == '}')
 			s.in_asm = 0;
 		if (c == '"') {
-			p = string_lit(&s, p, p > text && p[-1] == 'R');
+			p = string_lit(&s, p, raw_next);
+			raw_next = 0;
 			continue;
 		}
 		if (c == '\'') {
@@ -422,13 +423,23 @@ int lint_text(const char *text, const char *const *quoted_ok,
 			const char *start = p;
 			while (is_ident(*p))
 				p++;
-			if (*p == '"' && p - start <= 3 && p[-1] == 'R')
-				continue; /* raw string prefix: next round */
+			size_t len = (size_t)(p - start);
+			if (*p == '"' && p[-1] == 'R' &&
+			    ((len == 1) ||
+			     (len == 2 && strchr("uUL", start[0])) ||
+			     (len == 3 && !strncmp(start, "u8", 2)))) {
+				raw_next = 1; /* the string: next round */
+				continue; /* (xR"( is a name and a string) */
+			}
 			check_ident(&s, start, (size_t)(p - start));
 			continue;
 		}
 		if (isdigit((unsigned char)c)) {
-			while (is_ident(*p) || *p == '.')
+			/* a pp-number as C++17 lexes it: 1'_ and 1e-6 */
+			while (is_ident(*p) || *p == '.' ||
+			       (*p == '\'' && is_ident(p[1])) ||
+			       ((*p == '+' || *p == '-') &&
+				strchr("eEpP", p[-1])))
 				p++;
 			continue;
 		}

@@ -287,15 +287,15 @@ static const Elf64_Sym *function_at(const struct elf *e, size_t shndx,
 
 /*
  * Whether name is exactly one of nvcc's registration functions: the C
- * name itself, or its internal-linkage mangling "_ZL<len><name>" followed
- * only by the parameter codes. A student's static function whose name
+ * internal-linkage mangling "_ZL<len><name>" followed only by the
+ * parameter codes (never the bare name: nvcc's are static C++ functions). A student's static function whose name
  * merely contains one (found by the red team: an atexit from
  * "_ZL40evil__sti____cudaRegisterAll...") is not.
  */
 static int registration_named(const char *name, const char *f)
 {
-	if (!strcmp(name, f))
-		return 1;
+	/* nvcc's are static C++ functions: never the bare name (red team,
+	 * 2026-11-24: a local __sti____cudaRegisterAll made in assembly) */
 	char prefix[96];
 	snprintf(prefix, sizeof(prefix), "_ZL%zu%s", strlen(f), f);
 	if (strncmp(name, prefix, strlen(prefix)))
@@ -952,7 +952,8 @@ static void splice_skip(struct spliced *s)
 		if (*q != '\\')
 			return;
 		q++;
-		while (*q == ' ' || *q == '\t' || *q == '\r')
+		while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\f' ||
+		       *q == '\v')
 			q++;
 		if (*q != '\n')
 			return;
@@ -1027,6 +1028,29 @@ struct macro_before {
 	"the #includes (only an empty one or a number may come first, "     \
 	"e.g. NDEBUG)"
 
+/* Skip a pp-number as C++17 lexes it (s at its first digit or a dot
+ * before a digit): digits, letters, _, ., a ' before a letter, digit or _,
+ * and a sign after e, E, p or P (1e-6f, 0x1p-3 are one token each). The
+ * scan must read the text as GCC does, or a directive hides from it (red
+ * team: 1'_'/ * read as a character, then a comment). */
+static void pp_number(struct spliced *s)
+{
+	for (;;) {
+		char c = sp_peek(s, 0), n = sp_peek(s, 1);
+		if ((c == 'e' || c == 'E' || c == 'p' || c == 'P') &&
+		    (n == '+' || n == '-')) {
+			sp_next(s);
+			sp_next(s);
+		} else if (isalnum((unsigned char)c) || c == '_' || c == '.' ||
+			   (c == '\'' &&
+			    (isalnum((unsigned char)n) || n == '_'))) {
+			sp_next(s);
+		} else {
+			return;
+		}
+	}
+}
+
 /* After "#define" or "#undef": the macro's name; for #define, whether the
  * macro may stand before an #include: object-like with an empty body or a
  * single pp-number (no identifier, string or operator that could become
@@ -1045,10 +1069,9 @@ static int macro_harmless(struct spliced *s, int undef, char *name,
 	if (undef || !n || sp_peek(s, 0) == '(')
 		return 0;
 	sp_blank(s);
-	if (isdigit((unsigned char)sp_peek(s, 0)))
-		while (isalnum((unsigned char)sp_peek(s, 0)) ||
-		       sp_peek(s, 0) == '.' || sp_peek(s, 0) == '_')
-			sp_next(s);
+	if (isdigit((unsigned char)sp_peek(s, 0)) ||
+	    (sp_peek(s, 0) == '.' && isdigit((unsigned char)sp_peek(s, 1))))
+		pp_number(s);
 	sp_blank(s);
 	char c = sp_peek(s, 0);
 	return !c || c == '\n' || (c == '/' && sp_peek(s, 1) == '/');
@@ -1115,6 +1138,23 @@ void objcheck_line_directives(const char *text, const char *source_base,
 {
 	struct spliced s = {text, 1};
 	struct directive_scan d = {source_base, out, 0, {{0}}, 0};
+	/* bytes GCC and this scan could read differently (red team: a lone
+	 * CR is a new line to GCC, so "x;\r#include" is a directive) */
+	long at = 1;
+	for (const char *q = text; q && *q; q++) {
+		at += *q == '\n';
+		if (*q == '\f' || *q == '\v' || (*q == '\r' && q[1] != '\n')) {
+			problem(out, "%s:%ld: holds a %s: the compiler and the "
+				     "checks could split its lines differently; "
+				     "save it with plain newlines (LF or CRLF)",
+				source_base, at,
+				*q == '\f' ? "form feed"
+				: *q == '\v' ? "vertical tab"
+					     : "carriage return without a newline");
+			d.reported++;
+			break;
+		}
+	}
 	while (text && sp_peek(&s, 0)) {
 		/* the start of a line: is its first token # (or %:, ??=)? */
 		sp_blank(&s);
@@ -1170,20 +1210,27 @@ void objcheck_line_directives(const char *text, const char *source_base,
 					s.line += *q == '\n';
 				s.p = end;
 			} else if (isdigit((unsigned char)c)) {
-				/* a pp-number: 1'000 is not a character */
-				while (isalnum((unsigned char)sp_peek(&s, 0)) ||
-				       sp_peek(&s, 0) == '.' ||
-				       sp_peek(&s, 0) == '_' ||
-				       (sp_peek(&s, 0) == '\'' &&
-					isalnum((unsigned char)sp_peek(&s, 1))))
-					sp_next(&s);
+				/* a pp-number: 1'000 and 1'_ are not
+				 * characters */
+				pp_number(&s);
 			} else if (isalpha((unsigned char)c) || c == '_') {
+				char id[4] = "";
+				size_t k = 0;
 				while (isalnum((unsigned char)sp_peek(&s, 0)) ||
 				       sp_peek(&s, 0) == '_') {
+					/* u8R"(, uR"(, UR"(, LR"( open a raw
+					 * string; xR"( is the name xR and an
+					 * ordinary string (red team) */
 					if (sp_peek(&s, 0) == 'R' &&
-					    sp_peek(&s, 1) == '"')
-						break; /* u8R"(, LR"( */
-					sp_next(&s);
+					    sp_peek(&s, 1) == '"' && k < 3 &&
+					    (!strcmp(id, "u8") || !strcmp(id, "u") ||
+					     !strcmp(id, "U") || !strcmp(id, "L")))
+						break;
+					char ch = sp_next(&s);
+					if (k < 3)
+						id[k++] = ch, id[k] = 0;
+					else
+						k = 4; /* too long for a prefix */
 				}
 			} else {
 				sp_next(&s);

@@ -83,6 +83,20 @@
  * finds them as it finds line directives. The compile box shows the
  * student's one file, so no other text of theirs is included.
  *
+ * Both rules hold only if this scan reads the text as GCC does. A second
+ * red team (2026-11-24) hid #include and # N "file" lines from it four
+ * ways: xR"( (to GCC the name xR and an ordinary string, here a raw
+ * string), 1'_ (one pp-number to GCC, here 1 and a character), a splice
+ * across a form feed, and a lone CR (a new line to GCC). The scan now
+ * takes raw strings only after R, u8R, uR, UR, LR, lexes pp-numbers as
+ * C++17 does (' before a letter, digit or _; a sign after e/E/p/P) and
+ * splices as GCC does, and a file holding a form feed, a vertical tab or
+ * a CR not before a newline is refused (the text lint reads raw strings
+ * and pp-numbers the same way). Still a hand-written lexer: the next step
+ * is to take the directives from GCC's own output (nvcc -E -Xcompiler
+ * -fdirectives-only,-dD,-dI lists the #define, #undef and #include lines
+ * it saw, in the student's region of the output; measured 0.4 s a file).
+ *
  * That origin is told by the line markers of nvcc's host translation unit,
  * which the student's text could forge with a #line directive or a GNU
  * line marker (# 1 "/usr/include/stdio.h"): the red team's host asm then
@@ -106,7 +120,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-13"
+#define OBJCHECK_RULES "objcheck-14"
 
 struct objcheck_problem {
 	char message[320];

@@ -87,6 +87,17 @@ int main(void)
 		"lab's own headers");
 	rejects("an include not on the list", "\n#include <unistd.h>\n", 2,
 		"<unistd.h>");
+	/* red team, 2026-11-24: xR"( is the name xR and an ordinary string,
+	 * not a raw string that would hide the lines after it; 1'_ is one
+	 * pp-number, not 1 and a character */
+	rejects("an include after a fake raw-string prefix",
+		"#define O xR\"(\"\n#include <unistd.h>\n#define C \")\"\n", 2,
+		"not on the list");
+	rejects("an include after a digit separator before _",
+		"int a = 1'_'/*';\n#include <unistd.h>\n// */\n", 2,
+		"not on the list");
+	accepts("a real raw string with a u8 prefix",
+		"const char *s = u8R\"(\n#include <unistd.h>\n)\";\n");
 	rejects("cub's umbrella header, naming the block-level ones",
 		"#include <cub/cub.cuh>\n", 1, "<cub/block/block_reduce.cuh>");
 	rejects("a device-wide cub header",

@@ -352,6 +352,14 @@ int main(void)
 			 "#pragma unroll\n#linear\n",
 			 "#define, #if, #include, #pragma, #linear", 0, 0},
 			{"## 1\n", "## (not a directive)", 0, 0},
+			/* red team, 2026-11-24: read as GCC reads it */
+			{"#define O xR\"(\"\n#line 3 \"x.h\"\n#define C \")\"\n",
+			 "after a fake raw-string prefix xR\"(", 1, 2},
+			{"int a = 1'_'/*';\n#line 5 \"x.h\"\n// */\n",
+			 "after a digit separator before _", 1, 2},
+			{"#li\\\f\nne 3\n", "a splice across a form feed", 2, 1},
+			{"const char *s = u8R\"(\n#line 3\n)\";\n",
+			 "inside a u8R raw string", 0, 0},
 		};
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 			n = directives(cases[i].text, got, sizeof(got));
@@ -393,6 +401,9 @@ int main(void)
 			 "#define F", 1, 1},
 			{"#define S \"s\"\n#include_next <cstdio>\n",
 			 "a string before #include_next", "#define S", 1, 1},
+			{"#define EPS 1e-6f\n#define H 0x1p-3\n#define K 1'000\n"
+			 "#include <cstdio>\n",
+			 "numbers with exponents and separators before", "", 0, 0},
 			{"#ifndef G\n#define G\n#include <cstdio>\n#endif\n"
 			 "#define B 256 // block\n#define E /* c */\n"
 			 "#include \"saxpy.h\"\n#undef B\n#define C(x) asm(x)\n",
