@@ -141,14 +141,16 @@ static void problem(struct scan *s, int line, const char *fmt, ...)
 	s->count++;
 }
 
+/* As GCC reads names: letters, _, $ and UTF-8 (bytes >= 0x80) (red team,
+ * 2026-11-24: $R"( is a name and a string, not a raw string). */
 static int is_ident_start(int c)
 {
-	return isalpha(c) || c == '_';
+	return isalpha(c) || c == '_' || c == '$' || (unsigned char)c >= 0x80;
 }
 
 static int is_ident(int c)
 {
-	return isalnum(c) || c == '_';
+	return isalnum(c) || c == '_' || c == '$' || (unsigned char)c >= 0x80;
 }
 
 /* Skip spaces and tabs (not newlines) from p. */
@@ -372,6 +374,8 @@ int lint_text(const char *text, const char *const *quoted_ok,
 	struct scan s = {text, quoted_ok ? quoted_ok : none, out, max, 0, 1, 0};
 	int line_start = 1, raw_next = 0; /* a raw-string prefix just read */
 	const char *p = text;
+	if (!strncmp(p, "\xEF\xBB\xBF", 3))
+		p += 3; /* a byte-order mark: GCC drops it */
 	while (*p) {
 		char c = *p;
 		if (c == '\n') {
@@ -432,6 +436,21 @@ int lint_text(const char *text, const char *const *quoted_ok,
 				continue; /* (xR"( is a name and a string) */
 			}
 			check_ident(&s, start, (size_t)(p - start));
+			if ((len == 13 && !strncmp(start, "__has_include", 13)) ||
+			    (len == 18 &&
+			     !strncmp(start, "__has_include_next", 18))) {
+				/* a header name: no comment, no escape in it */
+				const char *q = skip_blank(p);
+				if (*q == '(')
+					q = skip_blank(q + 1);
+				char close = *q == '<' ? '>' : *q == '"' ? '"' : 0;
+				if (close) {
+					q++;
+					while (*q && *q != '\n' && *q != close)
+						q++;
+					p = q + (*q == close);
+				}
+			}
 			continue;
 		}
 		if (isdigit((unsigned char)c)) {

@@ -1028,6 +1028,31 @@ struct macro_before {
 	"the #includes (only an empty one or a number may come first, "     \
 	"e.g. NDEBUG)"
 
+/* A character of a name as GCC reads it: letters, digits, _, $ and the
+ * bytes of UTF-8 letters (red team, 2026-11-24: $R"( and \u00e9R"( are a
+ * name and an ordinary string, not raw strings). */
+static int name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '$' ||
+	       (unsigned char)c >= 0x80;
+}
+
+/* Skip a header name, <...> or "..." (no comments, no escapes inside, as
+ * GCC reads it after #include and in __has_include), if s is at one. */
+static void header_name(struct spliced *s)
+{
+	sp_blank(s);
+	char c = sp_peek(s, 0), close = c == '<' ? '>' : c == '"' ? '"' : 0;
+	if (!close)
+		return;
+	sp_next(s);
+	while (sp_peek(s, 0) && sp_peek(s, 0) != '\n' &&
+	       sp_peek(s, 0) != close)
+		sp_next(s);
+	if (sp_peek(s, 0) == close)
+		sp_next(s);
+}
+
 /* Skip a pp-number as C++17 lexes it (s at its first digit or a dot
  * before a digit): digits, letters, _, ., a ' before a letter, digit or _,
  * and a sign after e, E, p or P (1e-6f, 0x1p-3 are one token each). The
@@ -1041,9 +1066,8 @@ static void pp_number(struct spliced *s)
 		    (n == '+' || n == '-')) {
 			sp_next(s);
 			sp_next(s);
-		} else if (isalnum((unsigned char)c) || c == '_' || c == '.' ||
-			   (c == '\'' &&
-			    (isalnum((unsigned char)n) || n == '_'))) {
+		} else if (name_char(c) || c == '.' ||
+			   (c == '\'' && name_char(n))) {
 			sp_next(s);
 		} else {
 			return;
@@ -1120,6 +1144,7 @@ static void directive(struct spliced *s, long line, struct directive_scan *d)
 	if (ended && (!strcmp(word, "include") ||
 		      !strcmp(word, "include_next") ||
 		      !strcmp(word, "import"))) {
+		header_name(s); /* #include <a/ *> opens no comment */
 		for (int i = 0; i < d->npending; i++)
 			if (d->reported++ < 4)
 				problem(d->out,
@@ -1136,6 +1161,9 @@ static void directive(struct spliced *s, long line, struct directive_scan *d)
 void objcheck_line_directives(const char *text, const char *source_base,
 			      struct objcheck_list *out)
 {
+	/* GCC drops a UTF-8 byte-order mark: line 1 starts after it */
+	if (text && !strncmp(text, "\xEF\xBB\xBF", 3))
+		text += 3;
 	struct spliced s = {text, 1};
 	struct directive_scan d = {source_base, out, 0, {{0}}, 0};
 	/* bytes GCC and this scan could read differently (red team: a lone
@@ -1213,11 +1241,10 @@ void objcheck_line_directives(const char *text, const char *source_base,
 				/* a pp-number: 1'000 and 1'_ are not
 				 * characters */
 				pp_number(&s);
-			} else if (isalpha((unsigned char)c) || c == '_') {
-				char id[4] = "";
+			} else if (name_char(c) && !isdigit((unsigned char)c)) {
+				char id[16] = "";
 				size_t k = 0;
-				while (isalnum((unsigned char)sp_peek(&s, 0)) ||
-				       sp_peek(&s, 0) == '_') {
+				while (name_char(sp_peek(&s, 0))) {
 					/* u8R"(, uR"(, UR"(, LR"( open a raw
 					 * string; xR"( is the name xR and an
 					 * ordinary string (red team) */
@@ -1227,10 +1254,19 @@ void objcheck_line_directives(const char *text, const char *source_base,
 					     !strcmp(id, "U") || !strcmp(id, "L")))
 						break;
 					char ch = sp_next(&s);
-					if (k < 3)
+					if (k < sizeof(id) - 1)
 						id[k++] = ch, id[k] = 0;
 					else
-						k = 4; /* too long for a prefix */
+						k = sizeof(id); /* long */
+				}
+				/* __has_include(<a/ *>): a header name */
+				if (!strcmp(id, "__has_include") ||
+				    !strcmp(id, "__has_include_next")) {
+					sp_blank(&s);
+					if (sp_peek(&s, 0) == '(') {
+						sp_next(&s);
+						header_name(&s);
+					}
 				}
 			} else {
 				sp_next(&s);

@@ -92,7 +92,11 @@
  * C++17 does (' before a letter, digit or _; a sign after e/E/p/P) and
  * splices as GCC does, and a file holding a form feed, a vertical tab or
  * a CR not before a newline is refused (the text lint reads raw strings
- * and pp-numbers the same way). Still a hand-written lexer: the next step
+ * and pp-numbers the same way). A third red team the same day: $ and UTF-8
+ * letters are name characters to GCC ($R"( is no raw string), a header
+ * name after #include or __has_include( holds no comment (<a/*>), and GCC
+ * drops a byte-order mark (line 1 is then a directive): all read so now.
+ * Still a hand-written lexer: the next step
  * is to take the directives from GCC's own output (nvcc -E -Xcompiler
  * -fdirectives-only,-dD,-dI lists the #define, #undef and #include lines
  * it saw, in the student's region of the output; measured 0.4 s a file).
@@ -120,7 +124,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-14"
+#define OBJCHECK_RULES "objcheck-15"
 
 struct objcheck_problem {
 	char message[320];

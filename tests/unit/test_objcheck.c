@@ -360,6 +360,12 @@ int main(void)
 			{"#li\\\f\nne 3\n", "a splice across a form feed", 2, 1},
 			{"const char *s = u8R\"(\n#line 3\n)\";\n",
 			 "inside a u8R raw string", 0, 0},
+			{"#define O $R\"(\"\n#line 3 \"x.h\"\n#define C \")\"\n",
+			 "after $R\"( (a name to GCC)", 1, 2},
+			{"#if __has_include(<a/*>)\n#endif\n#line 3 \"x.h\"\n// */\n",
+			 "after __has_include(<a/*>) (a header name)", 1, 3},
+			{"\xEF\xBB\xBF# 1 \"/usr/include/stdio.h\" 3\n",
+			 "on line 1 after a byte-order mark", 1, 1},
 		};
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 			n = directives(cases[i].text, got, sizeof(got));
