@@ -94,7 +94,7 @@
  * a CR not before a newline is refused (the text lint reads raw strings
  * and pp-numbers the same way). A third red team the same day: $ and UTF-8
  * letters are name characters to GCC ($R"( is no raw string), a header
- * name after #include or __has_include( holds no comment (<a/*>), and GCC
+ * name after #include or __has_include( holds no comment (<a/ *>), and GCC
  * drops a byte-order mark (line 1 is then a directive): all read so now.
  * Still a hand-written lexer: the next step
  * is to take the directives from GCC's own output (nvcc -E -Xcompiler
