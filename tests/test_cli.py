@@ -1539,10 +1539,41 @@ def gpu_parts_bad_input(t):
                  rc == 2 and "name the parts" in e, "rc=%d %s" % (rc, o + e))
 
 
+def fixture_headers(t):
+    """Every planted bug and planted attack says the step it is graded as,
+    the verdict it must get and the message that names what was detected
+    (a fixture without them is silently left out of every suite that
+    grades fixtures: the two byte-order-mark attacks were, until their
+    first line was allowed to be the attack)."""
+    base = os.path.join(hu.ROOT, "tests", "fixtures")
+    verdicts = {"pass", "fail", "rejected", "compile_error", "crash",
+                "timeout", "not_graded"}
+    bad, count = [], 0
+    for top in (base, os.path.join(base, "attacks")):
+        for lab in sorted(os.listdir(top)):
+            manifest = os.path.join(hu.ROOT, "labs", lab, "lab.json")
+            if not os.path.exists(manifest):
+                continue
+            with open(manifest) as f:
+                steps = {s["id"] for s in json.load(f)["steps"]}
+            for name in sorted(os.listdir(os.path.join(top, lab))):
+                if not name.endswith(".cu"):
+                    continue
+                count += 1
+                want = hu.fixture_expectations(os.path.join(top, lab, name))
+                if (want.get("step") not in steps or "message" not in want
+                        or not set(want.get("verdict", "").split("|"))
+                        <= verdicts or not want.get("verdict")):
+                    bad.append("%s/%s %s" % (lab, name, want))
+    t.record("cli: every planted fixture (%d) names its step, verdict and "
+             "message" % count, count > 100 and not bad, "; ".join(bad))
+
+
 def run(t):
     state = tempfile.mkdtemp(prefix="cudalab-state-")
     try:
         help_texts(t)
+        fixture_headers(t)
         bad_input(t)
         no_gpu_path(t, state)
         every_file_compiles(t, state)
