@@ -7,6 +7,7 @@
 #include "demangle.h"
 #include "hash.h"
 #include "objcheck.h"
+#include "ppview.h"
 #include "ptx.h"
 #include "runner.h"
 
@@ -475,7 +476,8 @@ static void harness_names_release(struct harness_names *h)
  * clean, else an array of the problems' messages (new reference).
  */
 static json_t *check_object(struct harness_names *h, const char *dir,
-			    const char *source, const char *obj)
+			    const char *source, const char *obj,
+			    const char *host_ii, const char *view_err)
 {
 	const char *base = strrchr(source, '/');
 	h->source.source_base = base ? base + 1 : source;
@@ -519,6 +521,28 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 		objcheck_line_directives(strbuf_str(&own), h->source.source_base,
 					 &list);
 	strbuf_release(&own);
+	/* and GCC's own view of them (ppview.h; host_view made it) */
+	struct strbuf ii = STRBUF_INIT, view = STRBUF_INIT, msgs = STRBUF_INIT;
+	char vpath[PATH_MAX * 2], mpath[PATH_MAX * 2];
+	snprintf(vpath, sizeof(vpath), "%s/hostview.ii", dir);
+	snprintf(mpath, sizeof(mpath), "%s/hostview.log", dir);
+	if (view_err[0])
+		snprintf(err, sizeof(err), "%s", view_err);
+	else if (strbuf_read_file(&ii, host_ii) < 0 ||
+		 strbuf_read_file(&view, vpath) < 0 ||
+		 strbuf_read_file(&msgs, mpath) < 0)
+		snprintf(err, sizeof(err), "the preprocessor's view of the "
+			 "file is missing (%s, %s): the file cannot be checked",
+			 host_ii, vpath);
+	else
+		ppview_check(&(struct ppview_input){strbuf_str(&ii),
+						    strbuf_str(&view),
+						    strbuf_str(&msgs),
+						    h->source.source_base},
+			     &list);
+	strbuf_release(&ii);
+	strbuf_release(&view);
+	strbuf_release(&msgs);
 	if (rc == 0 && !err[0] && list.count == 0)
 		return NULL;
 	json_t *out = json_array();
@@ -1095,6 +1119,153 @@ static void add_diagnostic(struct step_build *b, const char *message)
 					message));
 }
 
+/* The words of a line nvcc --dryrun prints ("#$ gcc -E ... "-Ipath" ..."):
+ * separated by blanks, double quotes grouping. NULL when the line holds
+ * something this reading does not know (a backslash, a single quote, a
+ * variable). */
+static struct strvec *dryrun_words(const char *line, const char *end,
+				   struct strvec *words)
+{
+	char word[PATH_MAX * 2];
+	size_t n = 0;
+	int quoted = 0, any = 0;
+	for (const char *p = line;; p++) {
+		if (p == end || (!quoted && (*p == ' ' || *p == '\t'))) {
+			if (any) {
+				word[n] = 0;
+				strvec_push(words, word);
+			}
+			n = 0;
+			any = 0;
+			if (p == end)
+				return quoted ? NULL : words;
+			continue;
+		}
+		if (*p == '\\' || *p == '\'' || *p == '$' || *p == '`')
+			return NULL;
+		if (*p == '"') {
+			quoted = !quoted;
+			any = 1;
+			continue;
+		}
+		if (n + 1 >= sizeof(word))
+			return NULL;
+		word[n++] = *p;
+		any = 1;
+	}
+}
+
+/*
+ * GCC's own view of the student's directives (ppview.h): nvcc's host
+ * preprocessing command, as nvcc --dryrun prints it for this very compile
+ * (the gcc -E whose output cudafe++ reads), run again with ppview_flags
+ * into dir/hostview.ii, its messages in dir/hostview.log, in a compile
+ * box. host_ii gets the path of that output as nvcc kept it. why gets the
+ * reason when there is no view (the step is then rejected: a file that
+ * cannot be checked is not linked).
+ */
+static void host_view(struct compile_batch *cb, size_t i, char *host_ii,
+		      size_t len, char *why, size_t whylen)
+{
+	const struct build_env *env = cb->env;
+	struct compile_job *j = &cb->jobs[i];
+	char log[PATH_MAX * 2], view[PATH_MAX * 2], msgs[PATH_MAX * 2];
+	snprintf(log, sizeof(log), "%s/dryrun.log", j->tmp);
+	snprintf(view, sizeof(view), "%s/hostview.ii", j->tmp);
+	snprintf(msgs, sizeof(msgs), "%s/hostview.log", j->tmp);
+	struct strvec dry = STRVEC_INIT, pre = STRVEC_INIT;
+	strvec_pushv(&dry, strvec_argv(&j->argv));
+	strvec_push(&dry, "--dryrun");
+	struct strbuf out = STRBUF_INIT;
+	if (run_tool(env, strvec_argv(&dry), log, &out) < 0) {
+		snprintf(why, whylen, "nvcc --dryrun failed: the preprocessor's "
+			 "view of the file cannot be taken");
+		goto done;
+	}
+	/* cudafe++ reads the host preprocessing output: its last word */
+	const char *text = strbuf_str(&out);
+	for (const char *p = text; *p && !host_ii[0];) {
+		const char *e = strchr(p, '\n');
+		e = e ? e : p + strlen(p);
+		struct strvec w = STRVEC_INIT;
+		if (!strncmp(p, "#$ ", 3) && dryrun_words(p + 3, e, &w) &&
+		    w.nr > 1) {
+			const char *tool = strrchr(w.v[0], '/');
+			tool = tool ? tool + 1 : w.v[0];
+			if (!strcmp(tool, "cudafe++"))
+				snprintf(host_ii, len, "%s", w.v[w.nr - 1]);
+		}
+		strvec_clear(&w);
+		p = *e ? e + 1 : e;
+	}
+	/* the command that wrote it: -E ... -o host_ii */
+	for (const char *p = text; *p && host_ii[0] && !pre.nr;) {
+		const char *e = strchr(p, '\n');
+		e = e ? e : p + strlen(p);
+		struct strvec w = STRVEC_INIT;
+		if (!strncmp(p, "#$ ", 3) && dryrun_words(p + 3, e, &w)) {
+			int dash_e = 0, at = -1;
+			for (size_t k = 0; k < w.nr; k++) {
+				dash_e |= !strcmp(w.v[k], "-E");
+				if (!strcmp(w.v[k], "-o") && k + 1 < w.nr &&
+				    !strcmp(w.v[k + 1], host_ii))
+					at = (int)k;
+			}
+			if (dash_e && at > 0) {
+				for (int k = 0; k < at; k++)
+					strvec_push(&pre, w.v[k]);
+				for (size_t k = (size_t)at + 2; k < w.nr; k++)
+					strvec_push(&pre, w.v[k]);
+				strvec_pushv(&pre, ppview_flags);
+				strvec_pushl(&pre, "-o", view, NULL);
+			}
+		}
+		strvec_clear(&w);
+		p = *e ? e + 1 : e;
+	}
+	if (!pre.nr) {
+		snprintf(why, whylen, "nvcc --dryrun printed no host "
+			 "preprocessing command that this grader can read: the "
+			 "preprocessor's view of the file cannot be taken");
+		goto done;
+	}
+	struct child c = CHILD_INIT;
+	c.argv = strvec_argv(&pre);
+	c.dir = env->root;
+	c.out_path = msgs;
+	c.wall_limit_s = env->compile_limit_s;
+	c.file_limit_bytes = 64L << 20;
+	struct box box;
+	if (env->sb) {
+		box_for_compile(&box);
+		box_ro(&box, cb->steps[i].source);
+		box_ro(&box, cb->common_dir);
+		for (int h = 0; h < cb->nheaders; h++)
+			box_ro(&box, cb->headers[h]);
+		box.rw = j->tmp;
+		c.env = strvec_argv(&cb->compile_env);
+		if (env->sb->as_root &&
+		    chown(j->tmp, SANDBOX_UID, SANDBOX_UID) < 0) {
+			snprintf(why, whylen, "cannot hand %s to the sandbox",
+				 j->tmp);
+			goto done;
+		}
+		c.argv = sandbox_argv(env->sb, &box, NULL, strvec_argv(&pre));
+	}
+	child_run(&c);
+	if (!(c.exited && c.exit_code == 0))
+		snprintf(why, whylen, "the preprocessor's view of the file "
+			 "(%s -E -dD -dI) failed: %s", pre.v[0],
+			 c.error[0] ? c.error : "see hostview.log");
+	child_release(&c);
+	if (env->sb && env->sb->as_root)
+		take_back(j->tmp);
+done:
+	strbuf_release(&out);
+	strvec_clear(&dry);
+	strvec_clear(&pre);
+}
+
 /* Link step i's object with the harness, after the launcher and object
  * checks; returns whether it is a step program now. missing: why the
  * launcher is not there (""). */
@@ -1111,7 +1282,10 @@ static int link_step(struct compile_batch *cb, size_t i, char *missing,
 					       : cb->launcher,
 			     missing, len))
 		return 0;
-	b->rejected = check_object(&cb->names, j->tmp, b->source, j->obj);
+	char host_ii[PATH_MAX * 2] = "", view_err[PATH_MAX + 256] = "";
+	host_view(cb, i, host_ii, sizeof(host_ii), view_err, sizeof(view_err));
+	b->rejected = check_object(&cb->names, j->tmp, b->source, j->obj,
+				   host_ii, view_err);
 	if (b->rejected)
 		return 0;
 	char exe_tmp[PATH_MAX * 2], link_log[PATH_MAX * 2];

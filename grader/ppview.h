@@ -1,0 +1,83 @@
+/*
+ * ppview — the student's directives as GCC's own preprocessor saw them.
+ *
+ * objcheck's host-assembly rule goes by where each line of nvcc's host
+ * translation unit comes from (its line markers), so it holds only if the
+ * student's text can neither say its lines come from a header nor change
+ * a header with a macro. objcheck_line_directives reads the student's
+ * text for that with a lexer of ours; three red teams found a way past it
+ * in one day (2026-11-24), each where it read the text differently from
+ * GCC. And a text scan cannot see this one at all (found 2026-11-24):
+ *
+ *     #define HASH #
+ *     #define NOTHING
+ *     NOTHING HASH 1 "/usr/include/stdio.h" 3
+ *     __asm__("...raw system call...");
+ *
+ * GCC expands the third line to ` # 1 "/usr/include/stdio.h" 3` (it puts a
+ * blank before a # that starts an output line, so that GCC itself would
+ * not read it as a directive again); cudafe++, which reads that output,
+ * takes it for a line marker, and the asm came out "from stdio.h".
+ *
+ * So the facts come from GCC's output instead, never from a lexer of the
+ * student's text:
+ *
+ *   host_ii    nvcc's host preprocessing output (NAME.cpp4.ii, kept by
+ *              --keep): exactly what cudafe++ read.
+ *   view       the same preprocessing command (build.c takes it from nvcc
+ *              --dryrun of the same compile) run again with -dD -dI
+ *              -Wpedantic -Wsystem-headers: every #define, #undef and
+ *              #include GCC carried out, in place, macros as GCC stored
+ *              them;
+ *   messages   that run's diagnostics (stderr).
+ *
+ * The rules:
+ *   1. In host_ii, a line whose first token is # (or %:, ??=) is a
+ *      directive to cudafe++. GCC writes its own (line markers, #pragma,
+ *      #ident) at column 0 with #, and never a # token of the program
+ *      there. Any other such line is a directive made by the student's
+ *      macros: refused.
+ *   2. A raw string literal that spans lines is refused (its lines could
+ *      look like the preprocessor's own in these outputs). Found without
+ *      lexing: a line holding R"delim( with no )delim" after it on that
+ *      line (over-approximates: R"x( inside another literal counts too).
+ *   3. In view, a line marker without flags that names another file than
+ *      the current one is a #line "file" (GCC changes files only with flag
+ *      1, entering, or 2, returning, but from <command-line> into the main
+ *      file): refused.
+ *   4. In messages, "style of line directive is a GCC extension" is GCC's
+ *      -Wpedantic warning on a GNU line marker (# N "file") it carried
+ *      out; with -Wsystem-headers it is given in any file: refused. A
+ *      #pragma GCC diagnostic naming pedantic in the student's lines is
+ *      refused too (newer GCCs apply it to the preprocessor's warnings).
+ *   5. In view, in the student's lines (those under a marker naming
+ *      source_base: after 2-4, only GCC's own markers say where a line is
+ *      from): an #undef, or a #define other than an object-like one whose
+ *      body is empty or one number, before an #include is refused, with
+ *      objcheck's message (a macro changes the headers included after it).
+ *
+ * The text scan (objcheck_line_directives) stays beside these rules: it
+ * gives the same messages before any compile output is read, and two
+ * independent readings must both be fooled.
+ *
+ * A problem already in out (the text scan's) is not added twice.
+ */
+#ifndef CUDALAB_PPVIEW_H
+#define CUDALAB_PPVIEW_H
+
+#include "objcheck.h"
+
+struct ppview_input {
+	const char *host_ii;     /* cudafe++'s input, as nvcc kept it */
+	const char *view;        /* -dD -dI output of the same command */
+	const char *messages;    /* that command's diagnostics */
+	const char *source_base; /* the student file's base name */
+};
+
+void ppview_check(const struct ppview_input *in, struct objcheck_list *out);
+
+/* The flags added to nvcc's host preprocessing command for the view
+ * (after it, "-o" and the view's path), NULL-terminated. */
+extern const char *const ppview_flags[];
+
+#endif
