@@ -1119,6 +1119,52 @@ static void add_diagnostic(struct step_build *b, const char *message)
 					message));
 }
 
+/* Run argv for step i in its compile box (what the compile saw: the
+ * student's file, the student include folder, the lab's headers; writes
+ * only in its folder), output in out_path. 0 when it exited 0; else -1,
+ * with why the runner could not start or finish it in failed (when not
+ * NULL). */
+static int compile_box_run(struct compile_batch *cb, size_t i,
+			   const char *const *argv, const char *out_path,
+			   char failed[256])
+{
+	const struct build_env *env = cb->env;
+	struct compile_job *j = &cb->jobs[i];
+	struct child c = CHILD_INIT;
+	c.argv = argv;
+	c.dir = env->root;
+	c.out_path = out_path;
+	c.wall_limit_s = env->compile_limit_s;
+	c.file_limit_bytes = 64L << 20;
+	struct box box;
+	if (env->sb) {
+		box_for_compile(&box);
+		box_ro(&box, cb->steps[i].source);
+		box_ro(&box, cb->common_dir);
+		for (int h = 0; h < cb->nheaders; h++)
+			box_ro(&box, cb->headers[h]);
+		box.rw = j->tmp;
+		c.env = strvec_argv(&cb->compile_env);
+		if (env->sb->as_root &&
+		    chown(j->tmp, SANDBOX_UID, SANDBOX_UID) < 0) {
+			if (failed)
+				snprintf(failed, 256, "cannot hand %s to the "
+					 "sandbox; ", j->tmp);
+			return -1;
+		}
+		c.argv = sandbox_argv(env->sb, &box, NULL, argv);
+	}
+	child_run(&c);
+	int ok = c.exited && c.exit_code == 0;
+	if (!ok && failed)
+		snprintf(failed, 256, "%s; ", c.error[0] ? c.error
+				      : c.timed_out ? "timed out" : "exit");
+	child_release(&c);
+	if (env->sb && env->sb->as_root)
+		take_back(j->tmp);
+	return ok ? 0 : -1;
+}
+
 /* The words of a line nvcc --dryrun prints ("#$ gcc -E ... "-Ipath" ..."):
  * separated by blanks, double quotes grouping. NULL when the line holds
  * something this reading does not know (a backslash, a single quote, a
@@ -1167,7 +1213,6 @@ static struct strvec *dryrun_words(const char *line, const char *end,
 static void host_view(struct compile_batch *cb, size_t i, char *host_ii,
 		      size_t len, char *why, size_t whylen)
 {
-	const struct build_env *env = cb->env;
 	struct compile_job *j = &cb->jobs[i];
 	char log[PATH_MAX * 2], view[PATH_MAX * 2], msgs[PATH_MAX * 2];
 	snprintf(log, sizeof(log), "%s/dryrun.log", j->tmp);
@@ -1177,7 +1222,9 @@ static void host_view(struct compile_batch *cb, size_t i, char *host_ii,
 	strvec_pushv(&dry, strvec_argv(&j->argv));
 	strvec_push(&dry, "--dryrun");
 	struct strbuf out = STRBUF_INIT;
-	if (run_tool(env, strvec_argv(&dry), log, &out) < 0) {
+	/* in the box, as the compile ran: the toolkit's paths there */
+	if (compile_box_run(cb, i, strvec_argv(&dry), log, NULL) < 0 ||
+	    strbuf_read_file(&out, log) < 0) {
 		snprintf(why, whylen, "nvcc --dryrun failed: the preprocessor's "
 			 "view of the file cannot be taken");
 		goto done;
@@ -1229,37 +1276,19 @@ static void host_view(struct compile_batch *cb, size_t i, char *host_ii,
 			 "preprocessor's view of the file cannot be taken");
 		goto done;
 	}
-	struct child c = CHILD_INIT;
-	c.argv = strvec_argv(&pre);
-	c.dir = env->root;
-	c.out_path = msgs;
-	c.wall_limit_s = env->compile_limit_s;
-	c.file_limit_bytes = 64L << 20;
-	struct box box;
-	if (env->sb) {
-		box_for_compile(&box);
-		box_ro(&box, cb->steps[i].source);
-		box_ro(&box, cb->common_dir);
-		for (int h = 0; h < cb->nheaders; h++)
-			box_ro(&box, cb->headers[h]);
-		box.rw = j->tmp;
-		c.env = strvec_argv(&cb->compile_env);
-		if (env->sb->as_root &&
-		    chown(j->tmp, SANDBOX_UID, SANDBOX_UID) < 0) {
-			snprintf(why, whylen, "cannot hand %s to the sandbox",
-				 j->tmp);
-			goto done;
-		}
-		c.argv = sandbox_argv(env->sb, &box, NULL, strvec_argv(&pre));
-	}
-	child_run(&c);
-	if (!(c.exited && c.exit_code == 0))
+	char failed[256] = "";
+	if (compile_box_run(cb, i, strvec_argv(&pre), msgs, failed) < 0) {
+		struct strbuf m = STRBUF_INIT;
+		strbuf_read_file(&m, msgs);
+		const char *t = strbuf_str(&m);
+		const char *nl = strchr(t, '\n');
 		snprintf(why, whylen, "the preprocessor's view of the file "
-			 "(%s -E -dD -dI) failed: %s", pre.v[0],
-			 c.error[0] ? c.error : "see hostview.log");
-	child_release(&c);
-	if (env->sb && env->sb->as_root)
-		take_back(j->tmp);
+			 "(%s -E -dD -dI) failed: %s%.*s", pre.v[0], failed,
+			 (int)(nl ? nl - t : (long)strlen(t)) > 200
+				 ? 200 : (int)(nl ? nl - t : (long)strlen(t)),
+			 t);
+		strbuf_release(&m);
+	}
 done:
 	strbuf_release(&out);
 	strvec_clear(&dry);

@@ -37,10 +37,14 @@
  *      #ident) at column 0 with #, and never a # token of the program
  *      there. Any other such line is a directive made by the student's
  *      macros: refused.
- *   2. A raw string literal that spans lines is refused (its lines could
- *      look like the preprocessor's own in these outputs). Found without
- *      lexing: a line holding R"delim( with no )delim" after it on that
- *      line (over-approximates: R"x( inside another literal counts too).
+ *   2. A raw string literal that spans lines, in the student's lines, is
+ *      refused (its lines could look like the preprocessor's own in these
+ *      outputs). Found without lexing: a line holding R"delim( with no
+ *      )delim" after it on that line (over-approximates: R"x( inside
+ *      another literal counts too). Headers' are not (CCCL writes its PTX
+ *      in them): what a header holds is not the student's, and the first
+ *      line of the student's own raw string is still under a marker GCC
+ *      wrote.
  *   3. In view, a line marker without flags that names another file than
  *      the current one is a #line "file" (GCC changes files only with flag
  *      1, entering, or 2, returning, but from <command-line> into the main

@@ -99,6 +99,8 @@ static const struct want cases[] = {
 	 "#define HASH #\n#define ID(x) x\nint a;\nID(\nHASH 1 \"/usr/include/"
 	 "stdio.h\" 3\n)\nint x;\n",
 	 "a macro made a line that starts with #"},
+	{"a header's raw string over several lines (not the student's)",
+	 "#include \"ptx_in_raw.h\"\nint x;\n", NULL},
 	{"a GNU line marker that enters a header",
 	 "#include <stdio.h>\n# 1 \"/usr/include/stdio.h\" 1 3\nint x;\n",
 	 "kernel.cu:2: a line directive"},
@@ -139,7 +141,17 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	char got[8192];
+	char got[8192], hdr[PATH_MAX];
+	/* a header of the system's kind with its text in a raw string over
+	 * several lines (CCCL writes its PTX so) */
+	snprintf(hdr, sizeof(hdr), "%s/ptx_in_raw.h", dir);
+	FILE *h = fopen(hdr, "w");
+	if (h) {
+		fputs("#pragma once\nstatic const char *ptx = R\"YYY(\n"
+		      "# 1 \"/usr/include/stdio.h\" 1 3\n.reg .b32 r;\n)YYY\";\n",
+		      h);
+		fclose(h);
+	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct want *w = &cases[i];
 		int n = check_text(w->text, got, sizeof(got));
