@@ -522,15 +522,18 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 					 &list);
 	strbuf_release(&own);
 	/* and GCC's own view of them (ppview.h; host_view made it) */
-	struct strbuf ii = STRBUF_INIT, view = STRBUF_INIT, msgs = STRBUF_INIT;
-	char vpath[PATH_MAX * 2], mpath[PATH_MAX * 2];
+	struct strbuf ii = STRBUF_INIT, view = STRBUF_INIT, msgs = STRBUF_INIT,
+		      plain = STRBUF_INIT;
+	char vpath[PATH_MAX * 2], mpath[PATH_MAX * 2], ppath[PATH_MAX * 2];
+	snprintf(ppath, sizeof(ppath), "%s/hostview-p.ii", dir);
 	snprintf(vpath, sizeof(vpath), "%s/hostview.ii", dir);
 	snprintf(mpath, sizeof(mpath), "%s/hostview.log", dir);
 	if (view_err[0])
 		snprintf(err, sizeof(err), "%s", view_err);
 	else if (strbuf_read_file(&ii, host_ii) < 0 ||
 		 strbuf_read_file(&view, vpath) < 0 ||
-		 strbuf_read_file(&msgs, mpath) < 0)
+		 strbuf_read_file(&msgs, mpath) < 0 ||
+		 strbuf_read_file(&plain, ppath) < 0)
 		snprintf(err, sizeof(err), "the preprocessor's view of the "
 			 "file is missing (%s, %s): the file cannot be checked",
 			 host_ii, vpath);
@@ -538,11 +541,13 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 		ppview_check(&(struct ppview_input){strbuf_str(&ii),
 						    strbuf_str(&view),
 						    strbuf_str(&msgs),
+						    strbuf_str(&plain),
 						    h->source.source_base},
 			     &list);
 	strbuf_release(&ii);
 	strbuf_release(&view);
 	strbuf_release(&msgs);
+	strbuf_release(&plain);
 	if (rc == 0 && !err[0] && list.count == 0)
 		return NULL;
 	json_t *out = json_array();
@@ -1218,7 +1223,10 @@ static void host_view(struct compile_batch *cb, size_t i, char *host_ii,
 	snprintf(log, sizeof(log), "%s/dryrun.log", j->tmp);
 	snprintf(view, sizeof(view), "%s/hostview.ii", j->tmp);
 	snprintf(msgs, sizeof(msgs), "%s/hostview.log", j->tmp);
-	struct strvec dry = STRVEC_INIT, pre = STRVEC_INIT;
+	struct strvec dry = STRVEC_INIT, pre = STRVEC_INIT, plain = STRVEC_INIT;
+	char plainp[PATH_MAX * 2], plainlog[PATH_MAX * 2];
+	snprintf(plainp, sizeof(plainp), "%s/hostview-p.ii", j->tmp);
+	snprintf(plainlog, sizeof(plainlog), "%s/hostview-p.log", j->tmp);
 	strvec_pushv(&dry, strvec_argv(&j->argv));
 	strvec_push(&dry, "--dryrun");
 	struct strbuf out = STRBUF_INIT;
@@ -1263,6 +1271,8 @@ static void host_view(struct compile_batch *cb, size_t i, char *host_ii,
 					strvec_push(&pre, w.v[k]);
 				for (size_t k = (size_t)at + 2; k < w.nr; k++)
 					strvec_push(&pre, w.v[k]);
+				strvec_pushv(&plain, strvec_argv(&pre));
+				strvec_pushl(&plain, "-P", "-o", plainp, NULL);
 				strvec_pushv(&pre, ppview_flags);
 				strvec_pushl(&pre, "-o", view, NULL);
 			}
@@ -1277,7 +1287,10 @@ static void host_view(struct compile_batch *cb, size_t i, char *host_ii,
 		goto done;
 	}
 	char failed[256] = "";
-	if (compile_box_run(cb, i, strvec_argv(&pre), msgs, failed) < 0) {
+	if (compile_box_run(cb, i, strvec_argv(&plain), plainlog, failed) < 0)
+		snprintf(why, whylen, "the preprocessor's -P view of the file "
+			 "failed: %ssee hostview-p.log", failed);
+	else if (compile_box_run(cb, i, strvec_argv(&pre), msgs, failed) < 0) {
 		struct strbuf m = STRBUF_INIT;
 		strbuf_read_file(&m, msgs);
 		const char *t = strbuf_str(&m);
@@ -1293,6 +1306,7 @@ done:
 	strbuf_release(&out);
 	strvec_clear(&dry);
 	strvec_clear(&pre);
+	strvec_clear(&plain);
 }
 
 /* Link step i's object with the harness, after the launcher and object

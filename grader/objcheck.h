@@ -124,7 +124,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-17"
+#define OBJCHECK_RULES "objcheck-18"
 
 struct objcheck_problem {
 	char message[320];

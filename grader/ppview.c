@@ -91,8 +91,10 @@ static int opens_multiline_raw(const char *p, const char *end)
 		if (r[0] != 'R' || r[1] != '"')
 			continue;
 		const char *d = r + 2, *paren = d;
+		/* a d-char is anything but blanks, ( ) and \ (" too: R"a"b(
+		 * opens a raw string; red team) */
 		while (paren < end && paren - d <= 16 && *paren != '(' &&
-		       *paren != ')' && *paren != '\\' && *paren != '"' &&
+		       *paren != ')' && *paren != '\\' &&
 		       !isspace((unsigned char)*paren))
 			paren++;
 		if (paren >= end || *paren != '(' || paren - d > 16)
@@ -332,8 +334,41 @@ static void check_messages(const char *text, const char *source_base,
 	}
 }
 
+/* Rule 6 on the -P output: no line markers there, so any line that
+ * starts with # but GCC's own #pragma and #ident is the program's. */
+static void check_plain(const char *text, const char *source_base,
+			struct objcheck_list *out)
+{
+	int told = 0;
+	for (const char *p = text; p && *p && told < 4;) {
+		const char *end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		const char *q = p + strspn(p, " \t\f\v\r");
+		int hash = q < end && (*q == '#' ||
+				       (q[0] == '%' && q[1] == ':') ||
+				       (q[0] == '?' && q[1] == '?' && q[2] == '='));
+		if (hash && !(q == p && (starts(q, end, "#pragma ") ||
+					 starts(q, end, "#ident ") ||
+					 starts(q, end, "#sccs ")))) {
+			told++;
+			problem(out,
+				"%s: a macro made a line that starts with %.*s "
+				"(after preprocessing: %.*s): nvcc's front end "
+				"reads it as a directive, such as a line marker "
+				"that says the lines after it come from another "
+				"file",
+				source_base, *q == '#' ? 1 : *q == '%' ? 2 : 3, q,
+				(int)(end - q < 60 ? end - q : 60), q);
+		}
+		p = *end ? end + 1 : end;
+	}
+}
+
 void ppview_check(const struct ppview_input *in, struct objcheck_list *out)
 {
+	if (in->plain)
+		check_plain(in->plain, in->source_base, out);
 	if (in->host_ii)
 		check_host_ii(in->host_ii, in->source_base, out);
 	if (in->view)

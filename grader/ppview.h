@@ -29,7 +29,8 @@
  *              -Wpedantic -Wsystem-headers: every #define, #undef and
  *              #include GCC carried out, in place, macros as GCC stored
  *              them;
- *   messages   that run's diagnostics (stderr).
+ *   messages   that run's diagnostics (stderr);
+ *   plain      the same command run with -P (no line markers at all).
  *
  * The rules:
  *   1. In host_ii, a line whose first token is # (or %:, ??=) is a
@@ -60,6 +61,16 @@
  *      body is empty or one number, before an #include is refused, with
  *      objcheck's message (a macro changes the headers included after it).
  *
+ *   6. In plain, a line whose first token is # (or %:, ??=) is refused
+ *      unless it is #pragma, #ident or #sccs at column 0 (GCC's own: with
+ *      -P it writes no line markers). A red team (2026-11-24) broke rule
+ *      1's premise: when the tokens of one output line switch between a
+ *      system header's (NULL) and the student's, GCC starts a new line
+ *      with a marker and indents the next token by its column, so a
+ *      macro's # from column 1 lands at column 0 of host_ii, as
+ *      `# 1 "/usr/include/stdio.h" 1 3`, a marker in every respect. With
+ *      -P there is no such switch: the # keeps GCC's blank before it.
+ *
  * The text scan (objcheck_line_directives) stays beside these rules: it
  * gives the same messages before any compile output is read, and two
  * independent readings must both be fooled.
@@ -75,6 +86,7 @@ struct ppview_input {
 	const char *host_ii;     /* cudafe++'s input, as nvcc kept it */
 	const char *view;        /* -dD -dI output of the same command */
 	const char *messages;    /* that command's diagnostics */
+	const char *plain;       /* the same command with -P */
 	const char *source_base; /* the student file's base name */
 };
 

@@ -59,12 +59,20 @@ static int check_text(const char *text, char *joined, size_t len)
 	snprintf(cmd + k, sizeof(cmd) - k, " -o %s > %s 2>&1", view, msgs);
 	if (system(cmd) != 0)
 		return -1;
-	char *a = slurp(ii), *b = slurp(view), *c = slurp(msgs);
+	snprintf(cmd, sizeof(cmd), "%s -P %s -o %s.p 2>/dev/null", base, src,
+		 ii);
+	if (system(cmd) != 0)
+		return -1;
+	char plainp[PATH_MAX + 2];
+	snprintf(plainp, sizeof(plainp), "%s.p", ii);
+	char *a = slurp(ii), *b = slurp(view), *c = slurp(msgs),
+	     *d = slurp(plainp);
 	struct objcheck_problem items[16];
 	struct objcheck_list list = {items, 0, 16};
-	if (a && b && c)
-		ppview_check(&(struct ppview_input){a, b, c, "kernel.cu"},
+	if (a && b && c && d)
+		ppview_check(&(struct ppview_input){a, b, c, d, "kernel.cu"},
 			     &list);
+	free(d);
 	free(a);
 	free(b);
 	free(c);
@@ -101,6 +109,15 @@ static const struct want cases[] = {
 	 "a macro made a line that starts with #"},
 	{"a header's raw string over several lines (not the student's)",
 	 "#include \"ptx_in_raw.h\"\nint x;\n", NULL},
+	{"a macro's # at column 1 after a system header's token (red team: "
+	 "GCC starts a new line at the switch and indents by the column)",
+	 "#include <cstddef>\n#define HASH #\nstatic void *const p = NULL\n"
+	 "HASH 1 \"/usr/include/stdio.h\" 1 3\n;\nint x;\n",
+	 "a macro made a line that starts with #"},
+	{"the same right after a guarded #include",
+	 "#include <cstddef>\n#define HASH #\nstatic void *const p = NULL\n"
+	 "#include <cstddef>\nHASH 1 \"/usr/include/stdio.h\" 1 3\n;\n",
+	 "a macro made a line that starts with #"},
 	{"a GNU line marker that enters a header",
 	 "#include <stdio.h>\n# 1 \"/usr/include/stdio.h\" 1 3\nint x;\n",
 	 "kernel.cu:2: a line directive"},
@@ -132,6 +149,10 @@ static const struct want cases[] = {
 	{"a multi-line raw string holding a fake line marker",
 	 "static const char *s = R\"x(\n# 1 \"/usr/include/stdio.h\" 1 3\n)x\";\n"
 	 "#include <numeric>\n",
+	 "a raw string literal over several lines"},
+	{"a raw string with a quote in its delimiter over several lines",
+	 "static const char *s = R\"a\"b(\n# 1 \"/usr/include/stdio.h\" 1 3\n)"
+	 "a\"b\";\n#include <numeric>\n",
 	 "a raw string literal over several lines"},
 };
 
