@@ -70,6 +70,9 @@
  *      macro's # from column 1 lands at column 0 of host_ii, as
  *      `# 1 "/usr/include/stdio.h" 1 3`, a marker in every respect. With
  *      -P there is no such switch: the # keeps GCC's blank before it.
+ *      -P has no markers to tell whose line it is, so a raw string with a
+ *      line that starts with #, in any file, is refused too (none of the
+ *      labs' headers has one: the honest fixtures and solutions build).
  *
  * The text scan (objcheck_line_directives) stays beside these rules: it
  * gives the same messages before any compile output is read, and two
