@@ -96,10 +96,9 @@
  * letters are name characters to GCC ($R"( is no raw string), a header
  * name after #include or __has_include( holds no comment (<a/ *>), and GCC
  * drops a byte-order mark (line 1 is then a directive): all read so now.
- * Still a hand-written lexer: the next step
- * is to take the directives from GCC's own output (nvcc -E -Xcompiler
- * -fdirectives-only,-dD,-dI lists the #define, #undef and #include lines
- * it saw, in the student's region of the output; measured 0.4 s a file).
+ * Still a hand-written lexer: GCC's own output is now read beside it
+ * (ppview.h, 2026-11-24), which also sees directives no text scan can (a
+ * macro whose body is #).
  *
  * That origin is told by the line markers of nvcc's host translation unit,
  * which the student's text could forge with a #line directive or a GNU
