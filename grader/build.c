@@ -1017,6 +1017,18 @@ static void batch_wait_one(struct compile_batch *cb, size_t below)
 	cb->running--;
 }
 
+/* The compile box of step i: the student's file, the student include
+ * folder and the lab's headers to read, its own folder to write. */
+static void step_box(const struct compile_batch *cb, size_t i, struct box *box)
+{
+	box_for_compile(box);
+	box_ro(box, cb->steps[i].source);
+	box_ro(box, cb->common_dir);
+	for (int h = 0; h < cb->nheaders; h++)
+		box_ro(box, cb->headers[h]);
+	box->rw = cb->jobs[i].tmp;
+}
+
 /* Start the compiler of step i (its folder made), in its box. */
 static void compile_start(struct compile_batch *cb, size_t i)
 {
@@ -1037,12 +1049,7 @@ static void compile_start(struct compile_batch *cb, size_t i)
 	 * sandbox_argv's strings live until the next call */
 	if (env->sb) {
 		struct box box;
-		box_for_compile(&box);
-		box_ro(&box, cb->steps[i].source);
-		box_ro(&box, cb->common_dir);
-		for (int h = 0; h < cb->nheaders; h++)
-			box_ro(&box, cb->headers[h]);
-		box.rw = j->tmp;
+		step_box(cb, i, &box);
 		if (env->sb->as_root &&
 		    chown(j->tmp, SANDBOX_UID, SANDBOX_UID) < 0)
 			strbuf_addf(&cb->steps[i].log, "cannot hand %s to the "
@@ -1143,12 +1150,7 @@ static int compile_box_run(struct compile_batch *cb, size_t i,
 	c.file_limit_bytes = 64L << 20;
 	struct box box;
 	if (env->sb) {
-		box_for_compile(&box);
-		box_ro(&box, cb->steps[i].source);
-		box_ro(&box, cb->common_dir);
-		for (int h = 0; h < cb->nheaders; h++)
-			box_ro(&box, cb->headers[h]);
-		box.rw = j->tmp;
+		step_box(cb, i, &box);
 		c.env = strvec_argv(&cb->compile_env);
 		if (env->sb->as_root &&
 		    chown(j->tmp, SANDBOX_UID, SANDBOX_UID) < 0) {

@@ -1022,11 +1022,7 @@ struct macro_before {
  * libstdc++'s _GLIBCXX_END_NAMESPACE_VERSION, redefined as an asm
  * statement, then #include <numeric>: the asm came out at <numeric>'s
  * lines, and the origin check took it for the header's). */
-#define MACRO_WHY                                                            \
-	"a macro changes the headers included after it (the check for host " \
-	"assembly goes by which file each line comes from); move it below "  \
-	"the #includes (only an empty one or a number may come first, "     \
-	"e.g. NDEBUG)"
+#define MACRO_WHY OBJCHECK_MACRO_WHY
 
 /* A character of a name as GCC reads it: letters, digits, _, $ and the
  * bytes of UTF-8 letters (red team, 2026-11-24: $R"( and \u00e9R"( are a
@@ -1129,10 +1125,7 @@ static void directive(struct spliced *s, long line, struct directive_scan *d)
 			IDENT_WHY);
 	if ((named || isdigit((unsigned char)word[0])) && d->reported++ < 4)
 		problem(d->out,
-			"%s:%ld: a line directive (#line or a line marker "
-			"# N \"file\"): a kernel file may not say its lines "
-			"come from another file (the check for host assembly "
-			"goes by where each line comes from)",
+			"%s:%ld: " OBJCHECK_LINE_DIRECTIVE,
 			d->source_base, line);
 	int undef = !strcmp(word, "undef");
 	if (ended && (undef || !strcmp(word, "define"))) {

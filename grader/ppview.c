@@ -12,11 +12,7 @@ const char *const ppview_flags[] = {"-dD", "-dI", "-Wpedantic",
 				    "-Wsystem-headers",
 				    "-fno-diagnostics-show-caret", NULL};
 
-#define MACRO_WHY                                                            \
-	"a macro changes the headers included after it (the check for host " \
-	"assembly goes by which file each line comes from); move it below "  \
-	"the #includes (only an empty one or a number may come first, "     \
-	"e.g. NDEBUG)"
+#define MACRO_WHY OBJCHECK_MACRO_WHY
 
 /* Add a problem unless the same text is already in out. */
 static void problem(struct objcheck_list *out, const char *fmt, ...)
@@ -235,12 +231,7 @@ static void check_view(const char *text, const char *source_base,
 			if (!flags && !preamble && !pl.pseudo &&
 			    strcmp(file, pl.file) && line_told++ < 4)
 				problem(out,
-					"%s:%ld: a line directive (#line or a "
-					"line marker # N \"file\"): a kernel "
-					"file may not say its lines come from "
-					"another file (the check for host "
-					"assembly goes by where each line "
-					"comes from)",
+					"%s:%ld: " OBJCHECK_LINE_DIRECTIVE,
 					pl.file, pl.line);
 			move(&pl, n, file);
 		} else if (mine && (starts(p, end, "#define ") ||
@@ -323,11 +314,7 @@ static void check_messages(const char *text, const char *source_base,
 			long line = colon ? strtol(colon + 1, NULL, 10) : 0;
 			told++;
 			problem(out,
-				"%s:%ld: a line directive (#line or a line "
-				"marker # N \"file\"): a kernel file may not say "
-				"its lines come from another file (the check "
-				"for host assembly goes by where each line "
-				"comes from)",
+				"%s:%ld: " OBJCHECK_LINE_DIRECTIVE,
 				file[0] ? file : source_base, line);
 		}
 		p = *end ? end + 1 : end;
