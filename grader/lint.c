@@ -86,6 +86,16 @@ static const char *const angle_ok_folders[] = {
 	"cub/block/", "cub/warp/", "cub/thread/", "cuda/", "nv/", NULL,
 };
 
+const char *const *lint_angle_headers(void)
+{
+	return angle_ok;
+}
+
+const char *const *lint_angle_folders(void)
+{
+	return angle_ok_folders;
+}
+
 /* Inside a string of an asm statement or asm label: instructions that
  * enter the kernel directly. Only there: a string elsewhere ("no syscall
  * here" in a printf) never becomes an instruction. What decides is the

@@ -74,4 +74,11 @@ int lint_text(const char *text, const char *const *quoted_ok,
 int lint_file(const char *path, const char *const *quoted_ok,
 	      struct lint_problem *out, int max, char *err, size_t errlen);
 
+/* The headers a kernel file may include with <...> and the folders whose
+ * headers it may (NULL-terminated; the lint's own lists, for the test that
+ * compiles every one of them and checks that none brings host assembly:
+ * tests/unit/test_objcheck.c). */
+const char *const *lint_angle_headers(void);
+const char *const *lint_angle_folders(void);
+
 #endif

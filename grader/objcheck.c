@@ -669,28 +669,6 @@ void objcheck_free_names(char **names)
 
 /* ---- nvcc's host translation unit ---------------------------------------- */
 
-/* Skip a string or character literal starting at p (the quote, possibly
- * after an R prefix for raw strings); returns the position after it. */
-static const char *skip_literal(const char *p, int raw)
-{
-	char q = *p++;
-	if (raw) {
-		const char *paren = strchr(p, '(');
-		if (!paren || paren - p > 16)
-			return p;
-		char delim[24];
-		snprintf(delim, sizeof(delim), ")%.*s\"", (int)(paren - p), p);
-		const char *end = strstr(paren, delim);
-		return end ? end + strlen(delim) : paren + strlen(paren);
-	}
-	while (*p && *p != q && *p != '\n') {
-		if (*p == '\\' && p[1])
-			p++;
-		p++;
-	}
-	return *p == q ? p + 1 : p;
-}
-
 /* Why #ident is refused (red team, 2026-11-23: GCC writes its string into
  * the assembly with the quotes unescaped, so "a\";.text;f:;.byte 0x0f,
  * 0x05;..." is a raw system call; nvcc passes the directive through). */
@@ -705,20 +683,28 @@ static int directive_is(const char *q, const char *w)
 	return !strncmp(q, w, n) && !isalnum((unsigned char)q[n]) && q[n] != '_';
 }
 
+/* Whether s..s+len is the word w. */
+static int word_is(const char *s, size_t len, const char *w)
+{
+	return strlen(w) == len && !strncmp(s, w, len);
+}
+
 /* Attributes whose string GCC writes into its assembly output unchecked
  * (red team, 2026-11-23: section(".rodata;.text;f:;.byte 0x0f,0x05;...")
  * is a raw syscall without an asm token; so are symver and weakref), and
- * alias/ifunc, which name symbols: none is for a kernel file's host code. */
+ * alias/ifunc, which name symbols. Returns the attribute's kind: 's' for a
+ * section name, 'n' for a symbol name, 'v' for symver (never plain), 0 for
+ * any other attribute. */
 static int assembler_attribute(const char *s, size_t len)
 {
-	static const char *const names[] = {"section", "symver", "weakref",
-					    "alias", "ifunc", NULL};
 	if (len > 4 && !strncmp(s, "__", 2) && !strncmp(s + len - 2, "__", 2))
 		s += 2, len -= 4; /* __section__ */
-	for (const char *const *n = names; *n; n++)
-		if (strlen(*n) == len && !strncmp(*n, s, len))
-			return 1;
-	return 0;
+	if (word_is(s, len, "section"))
+		return 's';
+	if (word_is(s, len, "weakref") || word_is(s, len, "alias") ||
+	    word_is(s, len, "ifunc"))
+		return 'n';
+	return word_is(s, len, "symver") ? 'v' : 0;
 }
 
 /* A file named by a line marker: outside root, or in an allowed folder. */
@@ -756,6 +742,34 @@ static void check_included(const char *name, size_t len,
 		real + rl + 1);
 }
 
+/* The tokens of cudafe++'s output, as the walk hands them on. */
+enum host_tok { TOK_IDENT, TOK_STRING, TOK_PUNCT, TOK_NUMBER };
+
+/* An asm keyword being read, token by token, up to its decision: a label
+ * (asm("name") after a declarator) or a statement (anything else). */
+struct host_asm {
+	int state;     /* 0 none; 1 after the keyword; 2 in its parenthesis,
+			  reading the template; 3 after the template */
+	int qualified; /* volatile, goto or inline: a statement */
+	int declarator;/* the token before the keyword ends a declarator */
+	int literal;   /* the template is string literals only (no escape) */
+	int strings;   /* string literals read */
+	size_t len;
+	char text[72]; /* the template, cut */
+	long line;     /* where the keyword was */
+	char file[160];
+};
+
+/* An assembler-text attribute being read: its name, then ( "string" ). */
+struct host_attr {
+	int kind;  /* assembler_attribute()'s; 0 when none is being read */
+	int state; /* 1 after the name; 2 in the parenthesis */
+	int plain; /* every string so far a plain name of its kind */
+	int strings;
+	long line;
+	char file[160];
+};
+
 /* The state of objcheck_host_source's walk over the host translation unit. */
 struct host_scan {
 	const struct objcheck_source *src;
@@ -763,18 +777,62 @@ struct host_scan {
 	char seen[16][256];
 	int nseen;
 	int student;   /* current line comes from the student's file */
+	char file[160];/* the file the current line comes from, as named */
 	int skipping;  /* depth of #if 0 blocks */
 	long line;
 	int reported;
 	/* inside __attribute__((...)) (its parenthesis depth) or [[...]] */
 	int attr_open, attr_depth, cxx_attr;
+	/* the previous token: 'i' a name, 'k' else or do, ']' one ], 'J' ]],
+	 * ')' closing a declarator's or a call's parenthesis, 'c' closing
+	 * the condition of if, while, for, switch or catch, another
+	 * punctuator, 0 at the start */
+	int prev;
+	int control;        /* the last name was if, while, for, switch,
+			       catch (or constexpr after if) */
+	int depth;          /* open parentheses, nested */
+	unsigned char cond[256]; /* per depth: opened after `control` */
+	struct host_asm as;
+	struct host_attr at;
 };
 
-/* A directive line at p ('#'): a line marker (# N "file"), #ident, or
- * #if 0 / #endif. Returns the end of the line. */
-static const char *host_directive(struct host_scan *hs, const char *p)
+/* A problem of the walk, at most 8 of them. */
+static void host_problem(struct host_scan *hs, const char *fmt, ...)
+{
+	if (hs->reported >= 8)
+		return;
+	hs->reported++;
+	if (hs->out->count < hs->out->max) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(hs->out->items[hs->out->count].message,
+			  sizeof(hs->out->items[0].message), fmt, ap);
+		va_end(ap);
+	}
+	hs->out->count++;
+}
+
+/* A line marker's file name f..fe: the current file from now on. */
+static void host_marker_file(struct host_scan *hs, const char *f,
+			     const char *fe)
 {
 	const char *source_base = hs->src->source_base;
+	check_included(f, (size_t)(fe - f), hs->src, hs->seen, &hs->nseen,
+		       hs->out);
+	const char *slash = f;
+	for (const char *c = f; c < fe; c++)
+		if (*c == '/')
+			slash = c + 1;
+	hs->student = (size_t)(fe - slash) == strlen(source_base) &&
+		      !strncmp(slash, source_base, (size_t)(fe - slash));
+	snprintf(hs->file, sizeof(hs->file), "%.*s", (int)(fe - slash), slash);
+}
+
+/* A directive line at p ('#'): a line marker (# N "file"), #ident, or
+ * the conditionals cudafe++ writes around device code (#if 0 ... #endif).
+ * Returns the end of the line. */
+static const char *host_directive(struct host_scan *hs, const char *p)
+{
 	const char *q = p + 1;
 	while (*q == ' ' || *q == '\t')
 		q++;
@@ -786,33 +844,26 @@ static const char *host_directive(struct host_scan *hs, const char *p)
 			const char *f = q + 1;
 			const char *fe = strchr(f, '"');
 			const char *nl = strchr(f, '\n');
-			if (fe && (!nl || fe < nl)) {
-				check_included(f, (size_t)(fe - f), hs->src,
-					       hs->seen, &hs->nseen, hs->out);
-				const char *slash = f;
-				for (const char *c = f; c < fe; c++)
-					if (*c == '/')
-						slash = c + 1;
-				hs->student = (size_t)(fe - slash) ==
-						      strlen(source_base) &&
-					      !strncmp(slash, source_base,
-						       (size_t)(fe - slash));
-			}
+			if (fe && (!nl || fe < nl))
+				host_marker_file(hs, f, fe);
 		}
 		hs->line = n - 1;
-	} else if (hs->student && !hs->skipping &&
+	} else if (!hs->skipping &&
 		   (directive_is(q, "ident") || directive_is(q, "sccs") ||
 		    (directive_is(q, "pragma") &&
 		     (directive_is(q + 6 + strspn(q + 6, " \t"), "ident") ||
-		      directive_is(q + 6 + strspn(q + 6, " \t"), "sccs")))) &&
-		   hs->reported < 8) {
-		hs->reported++;
-		problem(hs->out, "%s:%ld: #ident: %s", source_base, hs->line,
-			IDENT_WHY);
-	} else if (!strncmp(q, "if", 2)) {
+		      directive_is(q + 6 + strspn(q + 6, " \t"), "sccs"))))) {
+		host_problem(hs, "%s:%ld: #ident: %s", hs->file, hs->line,
+			     IDENT_WHY);
+	} else if (directive_is(q, "if") || directive_is(q, "ifdef") ||
+		   directive_is(q, "ifndef")) {
 		if (hs->skipping || !strncmp(q, "if 0", 4))
 			hs->skipping++;
-	} else if (!strncmp(q, "endif", 5)) {
+	} else if (directive_is(q, "else") || directive_is(q, "elif")) {
+		/* the other branch of an #if 0 is compiled: read it */
+		if (hs->skipping == 1)
+			hs->skipping = 0;
+	} else if (directive_is(q, "endif")) {
 		if (hs->skipping)
 			hs->skipping--;
 	}
@@ -821,118 +872,334 @@ static const char *host_directive(struct host_scan *hs, const char *p)
 	return p;
 }
 
-/* An identifier s..p (p past it): asm and assembler-text attributes in the
- * student's own lines are problems; __attribute__ opens an attribute. */
+/* Host asm that does nothing a kernel file could misuse, whoever wrote it:
+ * an empty template (a compiler barrier, whatever its operands) and the
+ * spin-wait hints libcu++'s headers use in host code (<cuda/barrier>,
+ * <cuda/atomic>: __cccl_thread_yield_processor's "pause", "yield" on Arm).
+ * A template with no % names no operand, so its operands add no text. */
+static int harmless_template(const struct host_asm *a)
+{
+	if (!a->literal || !a->strings)
+		return 0;
+	return a->len == 0 || !strcmp(a->text, "pause") ||
+	       !strcmp(a->text, "yield");
+}
+
+/* Whether the template is a plain symbol name: what an asm label may be. */
+static int plain_symbol(const char *s, size_t len)
+{
+	if (!len || isdigit((unsigned char)s[0]))
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return 1;
+}
+
+/* The asm keyword's decision, once its template has been read: `closed`
+ * when ) came right after it (no operands). */
+static void host_asm_decide(struct host_scan *hs, int closed)
+{
+	struct host_asm *a = &hs->as;
+	int label = closed && !a->qualified && a->declarator && a->literal &&
+		    a->strings;
+	int mine = hs->student;
+	a->state = 0;
+	if (mine) {
+		/* the student's own lines: no asm of any kind (the friendly
+		 * rule; the ones below hold whoever wrote the line) */
+		host_problem(hs,
+			     "%s:%ld: host assembly (asm, an asm label or a "
+			     "file-scope asm block such as .incbin) is not "
+			     "allowed in a kernel file; inline PTX inside "
+			     "__device__ or __global__ code is fine",
+			     a->file, a->line);
+	} else if (label && !plain_symbol(a->text, a->len)) {
+		host_problem(hs,
+			     "%s:%ld: an asm label that is not a plain symbol "
+			     "name (\"%.40s\"): its text goes to the assembler "
+			     "as it is written",
+			     a->file, a->line, a->text);
+	} else if (!label && !harmless_template(a)) {
+		host_problem(hs,
+			     "%s:%ld: host assembly (\"%.40s\") in host code "
+			     "that a kernel file compiles: no asm statement "
+			     "runs on the host but an empty one or a spin-wait "
+			     "hint, whichever file it comes from",
+			     a->file, a->line, a->literal ? a->text : "...");
+	}
+}
+
+/* The asm keyword's next token. */
+static void host_asm_token(struct host_scan *hs, enum host_tok kind,
+			   const char *s, size_t len)
+{
+	struct host_asm *a = &hs->as;
+	if (a->state == 1) {
+		if (kind == TOK_IDENT &&
+		    (word_is(s, len, "volatile") || word_is(s, len, "__volatile") ||
+		     word_is(s, len, "__volatile__") || word_is(s, len, "goto") ||
+		     word_is(s, len, "inline") || word_is(s, len, "__inline") ||
+		     word_is(s, len, "__inline__"))) {
+			a->qualified = 1;
+			return;
+		}
+		if (kind == TOK_PUNCT && *s == '(') {
+			a->state = 2;
+			return;
+		}
+		a->literal = 0; /* not asm's grammar: judged as a statement */
+		host_asm_decide(hs, 0);
+		return;
+	}
+	if (a->state == 2 && kind == TOK_STRING) {
+		/* s..len is the literal with its quotes and any prefix */
+		if (*s != '"' || len < 2)
+			a->literal = 0;
+		for (size_t i = 1; i + 1 < len && a->literal; i++) {
+			if (s[i] == '\\') {
+				a->literal = 0;
+			} else if (a->len + 1 < sizeof(a->text)) {
+				a->text[a->len++] = s[i];
+				a->text[a->len] = 0;
+			} else {
+				a->literal = 0; /* longer than any name kept */
+			}
+		}
+		a->strings++;
+		return;
+	}
+	if (kind == TOK_PUNCT && (*s == ')' || *s == ':')) {
+		host_asm_decide(hs, *s == ')');
+		return;
+	}
+	a->literal = 0; /* a template that is no string literal */
+	host_asm_decide(hs, 0);
+}
+
+/* The attribute's next token, from its name to its closing parenthesis:
+ * section(".name"), alias("name") ... pass only with plain names (the
+ * object check then judges the sections and symbols). */
+static void host_attr_token(struct host_scan *hs, enum host_tok kind,
+			    const char *s, size_t len)
+{
+	struct host_attr *t = &hs->at;
+	if (t->state == 1) {
+		t->state = kind == TOK_PUNCT && *s == '(' ? 2 : 0;
+		if (!t->state)
+			t->kind = 0; /* weakref with no target: nothing said */
+		return;
+	}
+	if (kind == TOK_STRING) {
+		const char *b = s + 1;
+		size_t n = len >= 2 ? len - 2 : 0;
+		int ok = *s == '"' && t->kind != 'v' &&
+			 (t->kind == 's' ? n > 0 : plain_symbol(b, n));
+		for (size_t i = 0; ok && i < n; i++)
+			ok = isalnum((unsigned char)b[i]) || b[i] == '_' ||
+			     (t->kind == 's' && b[i] == '.');
+		t->plain = t->plain && ok;
+		t->strings++;
+		return;
+	}
+	if (!(kind == TOK_PUNCT && *s == ')'))
+		t->plain = 0; /* an argument that is not a string */
+	if (!t->plain || t->strings != 1)
+		host_problem(hs,
+			     "%s:%ld: an attribute whose text goes to the "
+			     "assembler (section, symver, weakref, alias, "
+			     "ifunc) with more than a plain name in it",
+			     t->file, t->line);
+	t->kind = 0;
+}
+
+/* Whether the previous token can end a declarator, so that asm("name")
+ * after it is a label: a name, ) or one ]. An asm statement follows {, },
+ * ;, :, else, do or the ) of a condition (cudafe++ also writes every
+ * statement under if, else, for, while and do in braces: the walk does
+ * not count on it). */
+static int ends_declarator(const struct host_scan *hs)
+{
+	return hs->prev == 'i' || hs->prev == ')' || hs->prev == ']';
+}
+
+/* A name s..p (p past it): asm starts an asm, __attribute__ opens an
+ * attribute, an assembler-text attribute's name starts its check. */
 static void host_identifier(struct host_scan *hs, const char *s,
 			    const char *p)
 {
-	const char *source_base = hs->src->source_base;
 	size_t len = (size_t)(p - s);
-	int is_asm = (len == 3 && !strncmp(s, "asm", 3)) ||
-		     (len == 5 && !strncmp(s, "__asm", 5)) ||
-		     (len == 7 && !strncmp(s, "__asm__", 7));
-	if (len == 13 && !strncmp(s, "__attribute__", 13))
+	int is_asm = word_is(s, len, "asm") || word_is(s, len, "__asm") ||
+		     word_is(s, len, "__asm__");
+	if (word_is(s, len, "__attribute__") || word_is(s, len, "__attribute"))
 		hs->attr_open = 1;
-	else if (len == 11 && !strncmp(s, "__attribute", 11))
-		hs->attr_open = 1;
-	const char *after = p;
-	while (isspace((unsigned char)*after))
-		after++;
-	int mine = hs->student && !hs->skipping && hs->reported < 8;
-	if ((hs->attr_depth || hs->cxx_attr) && *after == '(' &&
-	    assembler_attribute(s, len) && mine) {
-		hs->reported++;
-		problem(hs->out,
-			"%s:%ld: the attribute %.*s: its text goes to the "
-			"assembler as it is written (host code without an asm "
-			"statement) and is not allowed in a kernel file",
-			source_base, hs->line, (int)len, s);
-		mine = hs->reported < 8;
+	int kind = (hs->attr_depth || hs->cxx_attr) ?
+			   assembler_attribute(s, len) : 0;
+	if (kind && hs->student) {
+		host_problem(hs,
+			     "%s:%ld: the attribute %.*s: its text goes to the "
+			     "assembler as it is written (host code without "
+			     "an asm statement) and is not allowed in a kernel "
+			     "file",
+			     hs->file, hs->line, (int)len, s);
+	} else if (kind) {
+		hs->at = (struct host_attr){.kind = kind, .state = 1,
+					    .plain = 1, .line = hs->line};
+		snprintf(hs->at.file, sizeof(hs->at.file), "%s", hs->file);
 	}
-	if (is_asm && mine) {
-		hs->reported++;
-		problem(hs->out,
-			"%s:%ld: host assembly (asm, an asm label or a "
-			"file-scope asm block such as .incbin) is not allowed "
-			"in a kernel file; inline PTX inside __device__ or "
-			"__global__ code is fine",
-			source_base, hs->line);
+	if (is_asm) {
+		hs->as = (struct host_asm){.state = 1, .literal = 1,
+					   .declarator = ends_declarator(hs),
+					   .line = hs->line};
+		snprintf(hs->as.file, sizeof(hs->as.file), "%s", hs->file);
 	}
+}
+
+/* What the token just read leaves as the previous one (ends_declarator). */
+static void host_prev(struct host_scan *hs, enum host_tok kind,
+		      const char *s, size_t len)
+{
+	int control = hs->control;
+	hs->control = 0;
+	if (kind == TOK_IDENT) {
+		hs->control = word_is(s, len, "if") || word_is(s, len, "while") ||
+			      word_is(s, len, "for") ||
+			      word_is(s, len, "switch") ||
+			      word_is(s, len, "catch") ||
+			      (control && word_is(s, len, "constexpr"));
+		hs->prev = word_is(s, len, "else") || word_is(s, len, "do") ?
+				   'k' : 'i';
+	} else if (kind == TOK_PUNCT && *s == '(') {
+		if (hs->depth < (int)sizeof(hs->cond))
+			hs->cond[hs->depth] = (unsigned char)control;
+		hs->depth++;
+		hs->prev = '(';
+	} else if (kind == TOK_PUNCT && *s == ')') {
+		/* too deep to remember: taken for a condition (a statement) */
+		int cond = hs->depth > (int)sizeof(hs->cond) ||
+			   (hs->depth > 0 && hs->cond[hs->depth - 1]);
+		if (hs->depth > 0)
+			hs->depth--;
+		hs->prev = cond ? 'c' : ')';
+	} else {
+		hs->prev = kind == TOK_PUNCT ?
+				   (len == 2 && *s == ']' ? 'J' : *s) : 's';
+	}
+}
+
+/* One token of host code (not under #if 0), in order. */
+static void host_token(struct host_scan *hs, enum host_tok kind,
+		       const char *s, size_t len)
+{
+	if (hs->as.state) {
+		host_asm_token(hs, kind, s, len);
+	} else if (hs->at.kind) {
+		host_attr_token(hs, kind, s, len);
+	} else if (kind == TOK_IDENT) {
+		host_identifier(hs, s, s + len);
+	} else if (kind == TOK_PUNCT) {
+		if (*s == '(' && (hs->attr_open || hs->attr_depth)) {
+			hs->attr_open = 0;
+			hs->attr_depth++;
+		} else if (*s == ')' && hs->attr_depth) {
+			hs->attr_depth--;
+		} else if (len == 2 && s[0] == '[') {
+			hs->cxx_attr = 1;
+		} else if (len == 2 && s[0] == ']') {
+			hs->cxx_attr = 0;
+		}
+	}
+	host_prev(hs, kind, s, len);
+}
+
+/* The literal at p (after any prefix at s): its end. cudafe++ writes every
+ * string as an ordinary one (raw strings and digit separators are gone
+ * from its output, measured with CUDA 13.0), so a raw string here is
+ * refused rather than read. */
+static const char *host_literal(struct host_scan *hs, const char *s,
+				const char *p)
+{
+	if (p > s && p[-1] == 'R') {
+		host_problem(hs, "%s:%ld: a raw string literal in nvcc's host "
+			     "translation unit (cudafe++ writes none): the "
+			     "file cannot be checked", hs->file, hs->line);
+		return p + strlen(p);
+	}
+	char q = *p++;
+	while (*p && *p != q && *p != '\n') {
+		if (*p == '\\' && p[1])
+			p++;
+		p++;
+	}
+	p = *p == q ? p + 1 : p;
+	if (!hs->skipping)
+		host_token(hs, TOK_STRING, s, (size_t)(p - s));
+	return p;
+}
+
+/* A comment at p (// or slash-star): its end, counting its lines. */
+static const char *host_comment(struct host_scan *hs, const char *p)
+{
+	if (p[1] == '/')
+		return p + strcspn(p, "\n");
+	const char *end = strstr(p + 2, "*/");
+	for (const char *c = p; c < (end ? end : p + strlen(p)); c++)
+		hs->line += *c == '\n';
+	return end ? end + 2 : p + strlen(p);
 }
 
 void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			  struct objcheck_list *out)
 {
 	struct host_scan hs = {.src = src, .out = out};
+	snprintf(hs.file, sizeof(hs.file), "%s", src->source_base);
 	int line_start = 1;
 	for (const char *p = text; p && *p;) {
+		const char *s = p;
 		if (*p == '\n') {
 			hs.line++;
 			line_start = 1;
 			p++;
-			continue;
-		}
-		if (isspace((unsigned char)*p)) {
+		} else if (isspace((unsigned char)*p)) {
 			p++;
-			continue;
-		}
-		if (*p == '#' && line_start) {
+		} else if (*p == '#' && line_start) {
 			p = host_directive(&hs, p);
-			continue;
-		}
-		line_start = 0;
-		if (*p == '"' || *p == '\'') {
-			p = skip_literal(p, 0);
-			continue;
-		}
-		if (isalpha((unsigned char)*p) || *p == '_') {
-			const char *s = p;
-			while (isalnum((unsigned char)*p) || *p == '_')
+		} else if (p[0] == '/' && (p[1] == '/' || p[1] == '*')) {
+			p = host_comment(&hs, p);
+		} else if (*p == '"' || *p == '\'') {
+			line_start = 0;
+			p = host_literal(&hs, p, p);
+		} else if (isalpha((unsigned char)*p) || *p == '_' || *p == '$') {
+			line_start = 0;
+			while (isalnum((unsigned char)*p) || *p == '_' || *p == '$')
 				p++;
-			size_t len = (size_t)(p - s);
-			if (*p == '"' && len <= 3 && s[len - 1] == 'R') {
-				p = skip_literal(p, 1);
-				continue;
-			}
 			if (*p == '"' || *p == '\'')
-				continue; /* u8"..", L'x': the literal next */
-			host_identifier(&hs, s, p);
-			continue;
-		}
-		if (isdigit((unsigned char)*p)) {
-			/* a pp-number, with C++14 digit separators */
+				p = host_literal(&hs, s, p); /* u8"..", L'x' */
+			else if (!hs.skipping)
+				host_token(&hs, TOK_IDENT, s, (size_t)(p - s));
+		} else if (isdigit((unsigned char)*p) ||
+			   (*p == '.' && isdigit((unsigned char)p[1]))) {
+			line_start = 0;
 			while (isalnum((unsigned char)*p) || *p == '.' ||
 			       *p == '_' ||
-			       (*p == '\'' && isalnum((unsigned char)p[1])))
+			       (*p == '\'' && isalnum((unsigned char)p[1])) ||
+			       ((*p == '+' || *p == '-') &&
+				strchr("eEpP", p[-1])))
 				p++;
-			continue;
+			if (!hs.skipping)
+				host_token(&hs, TOK_NUMBER, s, (size_t)(p - s));
+		} else {
+			line_start = 0;
+			size_t n = (p[0] == '[' && p[1] == '[') ||
+						   (p[0] == ']' && p[1] == ']') ?
+					   2 : 1;
+			p += n;
+			if (!hs.skipping)
+				host_token(&hs, TOK_PUNCT, s, n);
 		}
-		if (p[0] == '/' && p[1] == '/') {
-			while (*p && *p != '\n')
-				p++;
-			continue;
-		}
-		if (p[0] == '/' && p[1] == '*') {
-			const char *end = strstr(p + 2, "*/");
-			for (const char *c = p; c < (end ? end : p + strlen(p)); c++)
-				hs.line += *c == '\n';
-			p = end ? end + 2 : p + strlen(p);
-			continue;
-		}
-		if (*p == '(' && (hs.attr_open || hs.attr_depth)) {
-			hs.attr_open = 0;
-			hs.attr_depth++;
-		} else if (*p == ')' && hs.attr_depth) {
-			hs.attr_depth--;
-		} else if (p[0] == '[' && p[1] == '[') {
-			hs.cxx_attr = 1;
-			p++;
-		} else if (p[0] == ']' && p[1] == ']' && hs.cxx_attr) {
-			hs.cxx_attr = 0;
-			p++;
-		}
-		p++;
 	}
+	if (hs.as.state) /* the text ended inside an asm */
+		host_asm_decide(&hs, 0);
 }
 
 /* ---- the student's own text: line directives ---------------------------- */

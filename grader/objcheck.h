@@ -58,18 +58,42 @@
  *     const array in section ".text" runs as code: red team, 2026-11-23).
  *
  * And on nvcc's host-side translation unit (the kept NAME.cudafe1.cpp, the
- * student's code after preprocessing, with device bodies under #if 0):
- *   - no asm/__asm/__asm__ token in host code that comes from the student's
- *     file (file-scope asm, asm labels, .incbin, host inline assembly);
- *   - no attribute whose string GCC copies into its assembly unchecked
- *     (section, symver, weakref; and alias, ifunc), in __attribute__((..))
- *     or [[gnu::..]]: section(".rodata;.text;f:;.byte 0x0f,0x05;...")
- *     is host assembly without an asm token (red team, 2026-11-23);
- *   - no #ident or #sccs directive (nor #pragma ident) from the student's
- *     file: nvcc passes it through and GCC writes its string into the
- *     assembly with the quotes unescaped (#ident "a\";.text;f:;...");
- *     Headers' own asm labels (glibc redirections) come from other files
- *     and are not the student's; device code's inline PTX is under #if 0.
+ * student's code after preprocessing, with device bodies under #if 0),
+ * judged by what a line is, whichever file it comes from (2026-11-27,
+ * objcheck-19; before, by where it came from, which trusted the line
+ * markers: see below):
+ *   - no host asm statement (function-level or file-scope, any template
+ *     but the empty one and the spin-wait hints "pause" and "yield"
+ *     that libcu++'s <cuda/barrier> and <cuda/atomic> put in host code;
+ *     a template with no % takes no text from its operands);
+ *   - an asm label (asm("name") after a declarator: a name, a ) that does
+ *     not close an if/while/for/switch/catch condition, or one ]) only
+ *     when unqualified, without operands and a plain symbol name
+ *     ([A-Za-z_][A-Za-z0-9_]*, no escape): glibc's redirections
+ *     (__isoc99_scanf). The object check then judges the symbol it makes;
+ *   - section, symver, weakref, alias and ifunc attributes (in
+ *     __attribute__((..)) or [[gnu::..]]) only with one plain name
+ *     (section: letters, digits, _ and .; symver never): GCC copies their
+ *     string into its assembly unchecked (red team, 2026-11-23:
+ *     section(".rodata;.text;f:;.byte 0x0f,0x05;...") is host assembly
+ *     without an asm token). The object check judges the section or
+ *     symbol;
+ *   - no #ident or #sccs directive (nor #pragma ident): nvcc passes it
+ *     through and GCC writes its string into the assembly with the quotes
+ *     unescaped (#ident "a\";.text;f:;...");
+ *   - no raw string literal: cudafe++ writes every literal as an ordinary
+ *     one (measured, CUDA 13.0), so the walk reads strings as GCC does
+ *     without a raw-string lexer. #if 0 blocks are skipped up to their
+ *     #else/#elif (read) or #endif.
+ * The student's own lines (as the markers tell them) get the stricter
+ * rule of earlier rounds, for a message that names their line: no asm
+ * token at all, no assembler-text attribute. That rule only adds
+ * refusals: a forged marker moves a line to the rule above, never past it.
+ *
+ * What follows was the defence of the origin-based rule until objcheck-19.
+ * It stays, now for early messages that name the student's line and for
+ * the include check (which file a marker names); no host assembly passes
+ * or fails by it any more.
  *
  * The origin of a header's line holds only if the student's text did not
  * change the header: a macro defined before an #include is expanded inside
@@ -123,7 +147,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-18"
+#define OBJCHECK_RULES "objcheck-19"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
@@ -179,7 +203,8 @@ struct objcheck_source {
 
 /*
  * Check nvcc's host translation unit text (NAME.cudafe1.cpp):
- *   - no assembly from the student's file (see above);
+ *   - no host assembly from any file, no assembler text in an asm label or
+ *     attribute (see above);
  *   - every file it was made from (its line markers name them, after all
  *     the preprocessor's spellings: splices, digraphs, macros) is outside
  *     the project root or in an include_ok folder: `#include` of

@@ -2,8 +2,11 @@
  * (grader/objcheck.h). Objects are made here by the C compiler, so no nvcc
  * is needed; the CLI tests run nvcc's own objects through the grader. */
 #include "check.h"
+#include "lint.h"
 #include "objcheck.h"
+#include "strbuf.h"
 
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +126,131 @@ static int directives_in_tree(const char *top, int *files, char *bad,
 	if (ls)
 		pclose(ls);
 	return found;
+}
+
+
+/* The CCCL include folder of the nvcc on PATH, or "" without one. */
+static void cccl_folder(char *out, size_t len)
+{
+	out[0] = 0;
+	FILE *p = popen("command -v nvcc", "r");
+	char nvcc[PATH_MAX] = "", real[PATH_MAX];
+	if (p && fgets(nvcc, sizeof(nvcc), p))
+		nvcc[strcspn(nvcc, "\n")] = 0;
+	if (p)
+		pclose(p);
+	if (!nvcc[0] || !realpath(nvcc, real))
+		return;
+	*strrchr(real, '/') = 0; /* .../bin */
+	const char *tries[] = {"../include/cccl",
+			       "../targets/x86_64-linux/include/cccl", NULL};
+	for (int i = 0; tries[i]; i++) {
+		char c[PATH_MAX * 2];
+		snprintf(c, sizeof(c), "%s/%s/cuda", real, tries[i]);
+		struct stat st;
+		if (stat(c, &st) == 0) {
+			snprintf(out, len, "%s/%s", real, tries[i]);
+			return;
+		}
+	}
+}
+
+/* #include lines for every regular file directly in cccl/folder. */
+static void include_folder(FILE *f, const char *cccl, const char *folder)
+{
+	char pattern[PATH_MAX * 2];
+	glob_t g;
+	snprintf(pattern, sizeof(pattern), "%s/%s*", cccl, folder);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct stat st;
+		if (stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode))
+			fprintf(f, "#include <%s>\n",
+				g.gl_pathv[i] + strlen(cccl) + 1);
+	}
+	globfree(&g);
+}
+
+/* nvcc's host translation unit of text (compiled as name.cu in dir),
+ * checked as if every line came from another file than the student's (a
+ * forged marker): problems joined into got. -1 when nvcc failed. */
+static int real_host_tu(const char *name, const char *text, char *got,
+			size_t len)
+{
+	char src[PATH_MAX], cmd[PATH_MAX * 4], tu[PATH_MAX];
+	snprintf(src, sizeof(src), "%s/%s.cu", dir, name);
+	FILE *f = fopen(src, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && nvcc -arch=sm_75 -std=c++17 -O3 "
+		 "--keep --keep-dir %s -c %s.cu -o %s.o > %s.log 2>&1", dir, dir,
+		 name, name, name);
+	if (system(cmd) != 0)
+		return -1;
+	snprintf(tu, sizeof(tu), "%s/%s.cudafe1.cpp", dir, name);
+	struct strbuf host = STRBUF_INIT;
+	if (strbuf_read_file(&host, tu) < 0)
+		return -1;
+	struct objcheck_problem items[16];
+	struct objcheck_list list = {items, 0, 16};
+	const char *const none[] = {NULL};
+	struct objcheck_source src_info = {"someone_else.cu", dir, NULL, none};
+	objcheck_host_source(strbuf_str(&host), &src_info, &list);
+	strbuf_release(&host);
+	got[0] = 0;
+	for (int i = 0; i < list.count && i < list.max; i++) {
+		strncat(got, items[i].message, len - strlen(got) - 1);
+		strncat(got, " | ", len - strlen(got) - 1);
+	}
+	return list.count;
+}
+
+/* Every header a kernel file may include, through the real nvcc: none may
+ * bring host assembly (the rule judges a line by what it is, whichever
+ * file it comes from, so a header with host asm would reject honest
+ * files); a system header with host asm is found in it. */
+static void headers_bring_no_host_asm(void)
+{
+	char cccl[PATH_MAX], got[4096];
+	cccl_folder(cccl, sizeof(cccl));
+	if (!cccl[0]) {
+		printf("ok - # SKIP no nvcc with CCCL on PATH: allowed "
+		       "headers not compiled\n");
+		return;
+	}
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/every_header.cu", dir);
+	FILE *f = fopen(path, "w");
+	int headers = 0;
+	for (const char *const *h = lint_angle_headers(); f && *h; h++, headers++)
+		fprintf(f, "#include <%s>\n", *h);
+	for (const char *const *d = lint_angle_folders(); f && *d; d++)
+		include_folder(f, cccl, *d);
+	if (f) {
+		include_folder(f, cccl, "cuda/std/");
+		fputs("__global__ void k(float *x) { x[0] = 1; }\n", f);
+		fclose(f);
+	}
+	struct strbuf text = STRBUF_INIT;
+	strbuf_read_file(&text, path);
+	int n = real_host_tu("every_header_tu", strbuf_str(&text), got,
+			     sizeof(got));
+	strbuf_release(&text);
+	CHECK(n == 0, "every header a kernel file may include (%d named, "
+	      "CUB's block/warp/thread, libcu++'s cuda/ and cuda/std/, "
+	      "nv/), compiled by nvcc, brings no host assembly, whichever "
+	      "file it comes from (%d: %s)", headers, n, got);
+	n = real_host_tu("cpuid_tu",
+			 "#include <cpuid.h>\n"
+			 "unsigned f(void) { unsigned a, b, c, d; "
+			 "__get_cpuid(0, &a, &b, &c, &d); return a; }\n",
+			 got, sizeof(got));
+	CHECK(n >= 1 && strstr(got, "cpuid.h:") && strstr(got, "host assembly"),
+	      "a system header's host asm (<cpuid.h>, through the real nvcc) "
+	      "is found and named by its file (%d: %s)", n, got);
 }
 
 int main(void)
@@ -298,15 +426,97 @@ int main(void)
 		 "# 5 \"/tmp/s/saxpy_v1.cu\" 2\n"
 		 "int k(int x) {int volatile ___ = 1;::exit(___);}\n"
 		 "#if 0\n# 5\n{ asm(\"mov.u32 %%0, %%1;\"); }\n#endif\n"
-		 "const char *r = R\"x(\n#if 0\n)x\";\n"
+		 "const char *r = \"x(\\n#if 0\\n)x\";\n"
 		 "int y = 1'000;\n"
 		 "# 12 \"/tmp/s/saxpy_v1.cu\"\n"
 		 "__asm__(\".incbin \\\"/etc/passwd\\\"\");\n");
 	n = host_problems(text, root, ok, got, sizeof(got));
 	CHECK(n == 1 && strstr(got, "saxpy_v1.cu:12: host assembly"),
 	      "host asm from the student's file is found at its line; a "
-	      "header's asm label, device inline PTX under #if 0, a raw "
-	      "string and digit separators are not (%d: %s)", n, got);
+	      "header's asm label, device inline PTX under #if 0, a string "
+	      "and digit separators are not (%d: %s)", n, got);
+
+	/* host asm judged by what it is, whichever file it comes from: a
+	 * line marker the student forged changes nothing (objcheck-19) */
+	static const struct {
+		const char *what, *text, *expect; /* NULL: no problem */
+	} any_file[] = {
+		{"a header's asm statement (syscall), after a forged marker",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "int f(int x) { if (x) { __asm__(\"syscall\"); } return x; }\n",
+		 "stdio.h:1: host assembly (\"syscall\")"},
+		{"a header's file-scope asm",
+		 "# 7 \"/usr/include/stdio.h\" 3\n"
+		 "int y;\n__asm__(\".incbin \\\"/etc/passwd\\\"\");\n",
+		 "stdio.h:8: host assembly"},
+		{"a header's asm label with assembler text in it",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "extern int f(void) __asm__(\"f\\n.byte 15,5\");\n",
+		 "host assembly"},
+		{"a header's asm label with a space in it",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "extern int f(void) __asm__(\"f; syscall\");\n",
+		 "an asm label that is not a plain symbol name"},
+		{"glibc's labels, libcu++'s pause, a compiler barrier",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "extern int scanf(const char *, ...) __asm__(\"\" \"__isoc99_scanf\");\n"
+		 "int v __asm__(\"vv\") = 1, w[2] __asm__(\"ww\");\n"
+		 "inline void p() { { __asm__ volatile(\"pause\" : :); } }\n"
+		 "inline void b() { __asm__ volatile(\"\" : : : \"memory\"); }\n",
+		 NULL},
+		{"asm in the compiled branch of #if 0 ... #else",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "#if 0\n{ asm(\"mov.u32 %r1, 0;\"); }\n#else\n"
+		 "void g() { __asm__(\"syscall\"); }\n#endif\n",
+		 "host assembly (\"syscall\")"},
+		{"a qualified asm with a plain name after a declarator's )",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g() { for (;;) __asm__ volatile(\"syscall\"); }\n",
+		 "host assembly (\"syscall\")"},
+		{"a plain-name asm statement after a condition, no braces",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g(int x) { if constexpr (1) __asm__(\"syscall\"); "
+		 "while ((x)) asm(\"int3\"); if (x) ; else asm(\"ret\"); }\n",
+		 "host assembly (\"syscall\")"},
+		{"every unbraced plain-name asm statement is found",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g(int x) { while ((x)) asm(\"int3\"); "
+		 "do asm(\"ret\"); while (0); }\n",
+		 "stdio.h:1: host assembly (\"ret\")"},
+		{"a header's section attribute with assembler in it",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "__attribute((section(\".rodata;.text;f:\"))) int t[2];\n",
+		 "an attribute whose text goes to the assembler"},
+		{"a header's plain section and alias (judged on the object)",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "[[gnu::section(\".text.h\")]] int h() { return 1; }\n"
+		 "__attribute__((__alias__(\"h\"))) int h2();\n",
+		 NULL},
+		{"a header's symver",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "__attribute__((symver(\"h@V1\"))) int h() { return 1; }\n",
+		 "an attribute whose text goes to the assembler"},
+		{"#ident from a header",
+		 "# 1 \"/usr/include/stdio.h\" 3\n#ident \"a\"\n",
+		 "stdio.h:1: #ident"},
+		{"a raw string (cudafe++ writes none)",
+		 "const char *r = R\"(a)\";\n",
+		 "a raw string literal"},
+		{"an asm whose template is no string",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g() { __asm__ volatile((s)); }\n",
+		 "host assembly"},
+	};
+	for (size_t i = 0; i < sizeof(any_file) / sizeof(any_file[0]); i++) {
+		n = host_problems(any_file[i].text, root, ok, got, sizeof(got));
+		if (any_file[i].expect)
+			CHECK(n >= 1 && strstr(got, any_file[i].expect),
+			      "host source, any file: %s: found (%d: %s)",
+			      any_file[i].what, n, got);
+		else
+			CHECK(n == 0, "host source, any file: %s: allowed "
+			      "(%d: %s)", any_file[i].what, n, got);
+	}
 
 	snprintf(text, sizeof(text),
 		 "# 1 \"/tmp/s/saxpy_v1.cu\"\n"
@@ -317,6 +527,8 @@ int main(void)
 	CHECK(n == 1 && strstr(got, "includes solutions/saxpy_v5.cu"),
 	      "a file of the instructor's tree outside the lab's folder is "
 	      "named (%s)", got);
+
+	headers_bring_no_host_asm();
 
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
