@@ -505,15 +505,7 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 		(const char *const *)h->symbols};
 	int rc = objcheck_object(obj, &rules, &list, err, sizeof(err));
 	objcheck_free_names(kernels);
-	kept_path(dir, source, "cudafe1.cpp", path, sizeof(path));
-	struct strbuf host = STRBUF_INIT;
-	if (strbuf_read_file(&host, path) < 0)
-		snprintf(err, sizeof(err), "nvcc kept no host translation unit "
-					   "(%s) to check", path);
-	else
-		objcheck_host_source(strbuf_str(&host), &h->source, &list);
-	strbuf_release(&host);
-	/* the origin of host asm holds only without line directives */
+	/* the student's lines first: their messages name the line */
 	struct strbuf own = STRBUF_INIT;
 	if (strbuf_read_file(&own, source) < 0)
 		snprintf(err, sizeof(err), "cannot read %s to check it", source);
@@ -548,6 +540,15 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 	strbuf_release(&view);
 	strbuf_release(&msgs);
 	strbuf_release(&plain);
+	/* then host assembly, whichever file it comes from */
+	kept_path(dir, source, "cudafe1.cpp", path, sizeof(path));
+	struct strbuf host = STRBUF_INIT;
+	if (strbuf_read_file(&host, path) < 0)
+		snprintf(err, sizeof(err), "nvcc kept no host translation unit "
+					   "(%s) to check", path);
+	else
+		objcheck_host_source(strbuf_str(&host), &h->source, &list);
+	strbuf_release(&host);
 	if (rc == 0 && !err[0] && list.count == 0)
 		return NULL;
 	json_t *out = json_array();

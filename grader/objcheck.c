@@ -752,6 +752,7 @@ struct host_asm {
 			  reading the template; 3 after the template */
 	int qualified; /* volatile, goto or inline: a statement */
 	int declarator;/* the token before the keyword ends a declarator */
+	int reg;       /* in a declaration with `register`: a register name */
 	int literal;   /* the template is string literals only (no escape) */
 	int strings;   /* string literals read */
 	size_t len;
@@ -788,6 +789,7 @@ struct host_scan {
 	 * the condition of if, while, for, switch or catch, another
 	 * punctuator, 0 at the start */
 	int prev;
+	int in_register;    /* `register` since the last ; { or } */
 	int control;        /* the last name was if, while, for, switch,
 			       catch (or constexpr after if) */
 	int depth;          /* open parentheses, nested */
@@ -914,6 +916,13 @@ static void host_asm_decide(struct host_scan *hs, int closed)
 			     "allowed in a kernel file; inline PTX inside "
 			     "__device__ or __global__ code is fine",
 			     a->file, a->line);
+	} else if (label && a->reg) {
+		host_problem(hs,
+			     "%s:%ld: a register variable (asm(\"%.20s\") "
+			     "with register): host code that reads or writes a "
+			     "machine register by name, such as the stack "
+			     "pointer, is not allowed in a kernel file",
+			     a->file, a->line, a->text);
 	} else if (label && !plain_symbol(a->text, a->len)) {
 		host_problem(hs,
 			     "%s:%ld: an asm label that is not a plain symbol "
@@ -1050,6 +1059,7 @@ static void host_identifier(struct host_scan *hs, const char *s,
 	if (is_asm) {
 		hs->as = (struct host_asm){.state = 1, .literal = 1,
 					   .declarator = ends_declarator(hs),
+					   .reg = hs->in_register,
 					   .line = hs->line};
 		snprintf(hs->as.file, sizeof(hs->as.file), "%s", hs->file);
 	}
@@ -1061,6 +1071,10 @@ static void host_prev(struct host_scan *hs, enum host_tok kind,
 {
 	int control = hs->control;
 	hs->control = 0;
+	if (kind == TOK_IDENT && word_is(s, len, "register"))
+		hs->in_register = 1;
+	else if (kind == TOK_PUNCT && (*s == ';' || *s == '{' || *s == '}'))
+		hs->in_register = 0;
 	if (kind == TOK_IDENT) {
 		hs->control = word_is(s, len, "if") || word_is(s, len, "while") ||
 			      word_is(s, len, "for") ||

@@ -70,7 +70,10 @@
  *     not close an if/while/for/switch/catch condition, or one ]) only
  *     when unqualified, without operands and a plain symbol name
  *     ([A-Za-z_][A-Za-z0-9_]*, no escape): glibc's redirections
- *     (__isoc99_scanf). The object check then judges the symbol it makes;
+ *     (__isoc99_scanf). The object check then judges the symbol it makes.
+ *     Never in a declaration with `register`: an explicit register
+ *     variable on "rsp" moves the stack pointer with no asm statement
+ *     (mov %rdi,%rsp: a stack pivot; found 2026-11-27);
  *   - section, symver, weakref, alias and ifunc attributes (in
  *     __attribute__((..)) or [[gnu::..]]) only with one plain name
  *     (section: letters, digits, _ and .; symver never): GCC copies their

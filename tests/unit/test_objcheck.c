@@ -251,6 +251,17 @@ static void headers_bring_no_host_asm(void)
 	CHECK(n >= 1 && strstr(got, "cpuid.h:") && strstr(got, "host assembly"),
 	      "a system header's host asm (<cpuid.h>, through the real nvcc) "
 	      "is found and named by its file (%d: %s)", n, got);
+	/* a register variable on the stack pointer moves it with no asm
+	 * statement (mov %rdi,%rsp: a stack pivot); cudafe++ writes the
+	 * register's name as GCC's "sp" */
+	n = real_host_tu("register_tu",
+			 "void *f(void *b) { register void *sp asm(\"rsp\"); "
+			 "sp = b; return sp; }\n"
+			 "register long g asm(\"r15\");\n",
+			 got, sizeof(got));
+	CHECK(n == 2 && strstr(got, "a register variable"),
+	      "register variables (local on rsp, global on r15), through the "
+	      "real nvcc, are found (%d: %s)", n, got);
 }
 
 int main(void)
@@ -483,6 +494,14 @@ int main(void)
 		 "void g(int x) { while ((x)) asm(\"int3\"); "
 		 "do asm(\"ret\"); while (0); }\n",
 		 "stdio.h:1: host assembly (\"ret\")"},
+		{"a register variable in a declaration list",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g() { register int a, *b __asm__(\"sp\"); }\n",
+		 "a register variable"},
+		{"a static local's label after a register declaration",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g() { register int a; static int b __asm__(\"bb\"); }\n",
+		 NULL},
 		{"a header's section attribute with assembler in it",
 		 "# 1 \"/usr/include/stdio.h\" 3\n"
 		 "__attribute((section(\".rodata;.text;f:\"))) int t[2];\n",
