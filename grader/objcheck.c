@@ -538,8 +538,20 @@ static void check_sections(const struct elf *e, struct objcheck_list *out)
 		if (s->st_shndx == SHN_UNDEF || s->st_shndx >= e->nsec ||
 		    !(e->sh[s->st_shndx].sh_flags & SHF_EXECINSTR) ||
 		    type == STT_FUNC || type == STT_SECTION ||
-		    type == STT_FILE || type == STT_NOTYPE)
+		    type == STT_FILE)
 			continue;
+		if (type == STT_NOTYPE) {
+			/* a compiler labels code only with functions; a bare
+			 * label there is assembler text's (red team,
+			 * 2026-11-27: cl_evil: in .text.saxpy, from a section
+			 * attribute's string) */
+			problem(out,
+				"has the label %s in the executable section %s "
+				"that is no function: code written as assembler "
+				"text is not allowed in a kernel file",
+				sym_name(e, s), sec_name(e, s->st_shndx));
+			continue;
+		}
 		problem(out,
 			"holds data (%s) in the executable section %s: data that "
 			"runs as machine code is host assembly in disguise",
@@ -759,13 +771,19 @@ struct host_asm {
 	char text[72]; /* the template, cut */
 	long line;     /* where the keyword was */
 	char file[160];
+	int depth;     /* state 4: the operands' parentheses still open */
 };
 
 /* An assembler-text attribute being read: its name, then ( "string" ). */
 struct host_attr {
-	int kind;  /* assembler_attribute()'s; 0 when none is being read */
-	int state; /* 1 after the name; 2 in the parenthesis */
-	int plain; /* every string so far a plain name of its kind */
+	int kind;    /* assembler_attribute()'s; 0 when none is being read */
+	int state;   /* 1 after the name; 2 in its parentheses */
+	int depth;   /* parentheses open (GCC takes section((".x")) too) */
+	int in_attr; /* the walk is inside __attribute__ or [[ ]] */
+	int student; /* on the student's own line: refused when called */
+	char name[16];
+	int plain;   /* every string so far a plain name of its kind */
+	int other;   /* a token that is neither a string nor a parenthesis */
 	int strings;
 	long line;
 	char file[160];
@@ -784,7 +802,11 @@ struct host_scan {
 	int reported;
 	/* inside __attribute__((...)) (its parenthesis depth) or [[...]] */
 	int attr_open, attr_depth, cxx_attr;
-	/* the previous token: 'i' a name, 'k' else or do, ']' one ], 'J' ]],
+	int brackets;  /* [ open */
+	int cxx_base;  /* brackets open before the attribute's [[ */
+	/* the previous token: 'i' a name, 'k' else, do or __extension__,
+	 * ']' a ], 'J' the ] closing [[...]], 'A' the ) closing
+	 * __attribute__((...)),
 	 * ')' closing a declarator's or a call's parenthesis, 'c' closing
 	 * the condition of if, while, for, switch or catch, another
 	 * punctuator, 0 at the start */
@@ -812,6 +834,16 @@ static void host_problem(struct host_scan *hs, const char *fmt, ...)
 		va_end(ap);
 	}
 	hs->out->count++;
+}
+
+/* At a backslash: the length of a line splice there (\, spaces or tabs,
+ * a newline: GCC takes them all), or 0. */
+static size_t splice_length(const char *p)
+{
+	size_t n = 1;
+	while (p[n] == ' ' || p[n] == '\t')
+		n++;
+	return p[n] == '\n' ? n + 1 : 0;
 }
 
 /* A line marker's file name f..fe: the current file from now on. */
@@ -869,8 +901,14 @@ static const char *host_directive(struct host_scan *hs, const char *p)
 		if (hs->skipping)
 			hs->skipping--;
 	}
-	while (*p && *p != '\n')
-		p++;
+	/* to the end of the line, and of every line a \ joins to it (red
+	 * team, 2026-11-27: cudafe++ writes a pragma ending in \ as it is) */
+	while (*p && *p != '\n') {
+		size_t splice = *p == '\\' ? splice_length(p) : 0;
+		if (splice)
+			hs->line++;
+		p += splice ? splice : 1;
+	}
 	return p;
 }
 
@@ -939,11 +977,19 @@ static void host_asm_decide(struct host_scan *hs, int closed)
 	}
 }
 
-/* The asm keyword's next token. */
-static void host_asm_token(struct host_scan *hs, enum host_tok kind,
-			   const char *s, size_t len)
+/* The asm keyword's next token; returns 1 when the asm took it, 0 when it
+ * is no part of the asm (then read as any other token). */
+static int host_asm_token(struct host_scan *hs, enum host_tok kind,
+			  const char *s, size_t len)
 {
 	struct host_asm *a = &hs->as;
+	if (a->state == 4) { /* the operands, up to the asm's own ) */
+		if (kind == TOK_PUNCT && (*s == '(' || *s == ')'))
+			a->depth += *s == '(' ? 1 : -1;
+		if (a->depth == 0)
+			a->state = 0;
+		return 1;
+	}
 	if (a->state == 1) {
 		if (kind == TOK_IDENT &&
 		    (word_is(s, len, "volatile") || word_is(s, len, "__volatile") ||
@@ -951,15 +997,15 @@ static void host_asm_token(struct host_scan *hs, enum host_tok kind,
 		     word_is(s, len, "inline") || word_is(s, len, "__inline") ||
 		     word_is(s, len, "__inline__"))) {
 			a->qualified = 1;
-			return;
+			return 1;
 		}
 		if (kind == TOK_PUNCT && *s == '(') {
 			a->state = 2;
-			return;
+			return 1;
 		}
 		a->literal = 0; /* not asm's grammar: judged as a statement */
 		host_asm_decide(hs, 0);
-		return;
+		return 0;
 	}
 	if (a->state == 2 && kind == TOK_STRING) {
 		/* s..len is the literal with its quotes and any prefix */
@@ -976,28 +1022,45 @@ static void host_asm_token(struct host_scan *hs, enum host_tok kind,
 			}
 		}
 		a->strings++;
-		return;
+		return 1;
 	}
-	if (kind == TOK_PUNCT && (*s == ')' || *s == ':')) {
-		host_asm_decide(hs, *s == ')');
-		return;
+	int closed = kind == TOK_PUNCT && *s == ')';
+	if (!closed && !(kind == TOK_PUNCT && *s == ':'))
+		a->literal = 0; /* a template that is no string literal */
+	host_asm_decide(hs, closed);
+	if (!closed) { /* read on to the asm's own ) */
+		a->state = 4;
+		a->depth = 1 + (kind == TOK_PUNCT && *s == '(');
 	}
-	a->literal = 0; /* a template that is no string literal */
-	host_asm_decide(hs, 0);
+	return 1;
 }
+
+/* The stricter rule on the student's own lines (file, line, name). */
+#define STUDENT_ATTRIBUTE                                                    \
+	"%s:%ld: the attribute %.*s: its text goes to the assembler as it "  \
+	"is written (host code without an asm statement) and is not "        \
+	"allowed in a kernel file"
 
 /* The attribute's next token, from its name to its closing parenthesis:
  * section(".name"), alias("name") ... pass only with plain names (the
- * object check then judges the sections and symbols). */
-static void host_attr_token(struct host_scan *hs, enum host_tok kind,
-			    const char *s, size_t len)
+ * object check then judges the sections and symbols). Read wherever the
+ * name is followed by ( (red team, 2026-11-27: a ]] inside an attribute's
+ * argument, a[a[0]], ended the walk's attribute while GCC read on, and
+ * section's string went to the assembler unread); outside an attribute a
+ * call with other arguments than strings is no attribute. */
+static int host_attr_token(struct host_scan *hs, enum host_tok kind,
+			   const char *s, size_t len)
 {
 	struct host_attr *t = &hs->at;
 	if (t->state == 1) {
 		t->state = kind == TOK_PUNCT && *s == '(' ? 2 : 0;
-		if (!t->state)
+		t->depth = 1;
+		if (t->state && t->student)
+			host_problem(hs, STUDENT_ATTRIBUTE, t->file, t->line,
+				     (int)strlen(t->name), t->name);
+		if (!t->state || t->student)
 			t->kind = 0; /* weakref with no target: nothing said */
-		return;
+		return t->state != 0 && !t->student;
 	}
 	if (kind == TOK_STRING) {
 		const char *b = s + 1;
@@ -1009,17 +1072,25 @@ static void host_attr_token(struct host_scan *hs, enum host_tok kind,
 			     (t->kind == 's' && b[i] == '.');
 		t->plain = t->plain && ok;
 		t->strings++;
-		return;
+		return 1;
 	}
-	if (!(kind == TOK_PUNCT && *s == ')'))
-		t->plain = 0; /* an argument that is not a string */
-	if (!t->plain || t->strings != 1)
+	if (kind == TOK_PUNCT && (*s == '(' || *s == ')')) {
+		t->depth += *s == '(' ? 1 : -1;
+		if (t->depth > 0)
+			return 1;
+	} else {
+		t->other = 1;
+		return 1;
+	}
+	if ((t->other && t->in_attr) ||
+	    (!t->other && (!t->plain || t->strings > 1)))
 		host_problem(hs,
 			     "%s:%ld: an attribute whose text goes to the "
 			     "assembler (section, symver, weakref, alias, "
 			     "ifunc) with more than a plain name in it",
 			     t->file, t->line);
 	t->kind = 0;
+	return 1;
 }
 
 /* Whether the previous token can end a declarator, so that asm("name")
@@ -1042,19 +1113,19 @@ static void host_identifier(struct host_scan *hs, const char *s,
 		     word_is(s, len, "__asm__");
 	if (word_is(s, len, "__attribute__") || word_is(s, len, "__attribute"))
 		hs->attr_open = 1;
-	int kind = (hs->attr_depth || hs->cxx_attr) ?
-			   assembler_attribute(s, len) : 0;
-	if (kind && hs->student) {
-		host_problem(hs,
-			     "%s:%ld: the attribute %.*s: its text goes to the "
-			     "assembler as it is written (host code without "
-			     "an asm statement) and is not allowed in a kernel "
-			     "file",
-			     hs->file, hs->line, (int)len, s);
+	int kind = assembler_attribute(s, len);
+	int in_attr = hs->attr_depth || hs->cxx_attr;
+	if (kind && hs->student && in_attr) {
+		host_problem(hs, STUDENT_ATTRIBUTE, hs->file, hs->line,
+			     (int)len, s);
 	} else if (kind) {
 		hs->at = (struct host_attr){.kind = kind, .state = 1,
-					    .plain = 1, .line = hs->line};
+					    .plain = 1, .in_attr = in_attr,
+					    .student = hs->student,
+					    .line = hs->line};
 		snprintf(hs->at.file, sizeof(hs->at.file), "%s", hs->file);
+		snprintf(hs->at.name, sizeof(hs->at.name), "%.*s",
+			 (int)(len < 15 ? len : 15), s);
 	}
 	if (is_asm) {
 		hs->as = (struct host_asm){.state = 1, .literal = 1,
@@ -1081,8 +1152,26 @@ static void host_prev(struct host_scan *hs, enum host_tok kind,
 			      word_is(s, len, "switch") ||
 			      word_is(s, len, "catch") ||
 			      (control && word_is(s, len, "constexpr"));
-		hs->prev = word_is(s, len, "else") || word_is(s, len, "do") ?
+		hs->prev = word_is(s, len, "else") || word_is(s, len, "do") ||
+				   word_is(s, len, "__extension__") ?
 				   'k' : 'i';
+	} else if (kind == TOK_PUNCT && *s == '[') {
+		/* [[ opens an attribute up to the ] ] that closes it: a ]]
+		 * inside (a[a[0]]) does not (red team, 2026-11-27) */
+		if (hs->prev == '[' && !hs->cxx_attr) {
+			hs->cxx_attr = 1;
+			hs->cxx_base = hs->brackets - 1;
+		}
+		hs->brackets++;
+		hs->prev = '[';
+	} else if (kind == TOK_PUNCT && *s == ']') {
+		if (hs->brackets > 0)
+			hs->brackets--;
+		hs->prev = ']';
+		if (hs->cxx_attr && hs->brackets <= hs->cxx_base) {
+			hs->cxx_attr = 0;
+			hs->prev = 'J'; /* an attribute's end: no declarator */
+		}
 	} else if (kind == TOK_PUNCT && *s == '(') {
 		if (hs->depth < (int)sizeof(hs->cond))
 			hs->cond[hs->depth] = (unsigned char)control;
@@ -1096,8 +1185,7 @@ static void host_prev(struct host_scan *hs, enum host_tok kind,
 			hs->depth--;
 		hs->prev = cond ? 'c' : ')';
 	} else {
-		hs->prev = kind == TOK_PUNCT ?
-				   (len == 2 && *s == ']' ? 'J' : *s) : 's';
+		hs->prev = kind == TOK_PUNCT ? *s : 's';
 	}
 }
 
@@ -1105,25 +1193,23 @@ static void host_prev(struct host_scan *hs, enum host_tok kind,
 static void host_token(struct host_scan *hs, enum host_tok kind,
 		       const char *s, size_t len)
 {
-	if (hs->as.state) {
-		host_asm_token(hs, kind, s, len);
-	} else if (hs->at.kind) {
-		host_attr_token(hs, kind, s, len);
+	int taken = (hs->as.state && host_asm_token(hs, kind, s, len)) ||
+		    (hs->at.kind && host_attr_token(hs, kind, s, len));
+	int attr_closed = 0;
+	if (taken) {
+		/* the asm or attribute took it */
 	} else if (kind == TOK_IDENT) {
 		host_identifier(hs, s, s + len);
-	} else if (kind == TOK_PUNCT) {
-		if (*s == '(' && (hs->attr_open || hs->attr_depth)) {
-			hs->attr_open = 0;
-			hs->attr_depth++;
-		} else if (*s == ')' && hs->attr_depth) {
-			hs->attr_depth--;
-		} else if (len == 2 && s[0] == '[') {
-			hs->cxx_attr = 1;
-		} else if (len == 2 && s[0] == ']') {
-			hs->cxx_attr = 0;
-		}
+	} else if (kind == TOK_PUNCT && *s == '(' &&
+		   (hs->attr_open || hs->attr_depth)) {
+		hs->attr_open = 0;
+		hs->attr_depth++;
+	} else if (kind == TOK_PUNCT && *s == ')' && hs->attr_depth) {
+		attr_closed = --hs->attr_depth == 0;
 	}
 	host_prev(hs, kind, s, len);
+	if (attr_closed)
+		hs->prev = 'A'; /* the end of __attribute__((...)) */
 }
 
 /* The literal at p (after any prefix at s): its end. cudafe++ writes every
@@ -1176,6 +1262,10 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			p++;
 		} else if (isspace((unsigned char)*p)) {
 			p++;
+		} else if (*p == '\\' && splice_length(p)) {
+			/* GCC joins the lines: the next one starts no line */
+			p += splice_length(p);
+			hs.line++;
 		} else if (*p == '#' && line_start) {
 			p = host_directive(&hs, p);
 		} else if (p[0] == '/' && (p[1] == '/' || p[1] == '*')) {
@@ -1204,12 +1294,9 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 				host_token(&hs, TOK_NUMBER, s, (size_t)(p - s));
 		} else {
 			line_start = 0;
-			size_t n = (p[0] == '[' && p[1] == '[') ||
-						   (p[0] == ']' && p[1] == ']') ?
-					   2 : 1;
-			p += n;
+			p++;
 			if (!hs.skipping)
-				host_token(&hs, TOK_PUNCT, s, n);
+				host_token(&hs, TOK_PUNCT, s, 1);
 		}
 	}
 	if (hs.as.state) /* the text ended inside an asm */

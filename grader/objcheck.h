@@ -55,7 +55,9 @@
  *     bss, exception tables, the fatbinary ...); a .text.NAME only for a
  *     function NAME defined in it. Anything else: "unexpected section".
  *     Machine code only in .text and .text.*, and no data symbol there (a
- *     const array in section ".text" runs as code: red team, 2026-11-23).
+ *     const array in section ".text" runs as code: red team, 2026-11-23),
+ *     nor a label that is no function (a compiler labels code only with
+ *     functions; assembler text's labels are NOTYPE: 2026-11-27).
  *
  * And on nvcc's host-side translation unit (the kept NAME.cudafe1.cpp, the
  * student's code after preprocessing, with device bodies under #if 0),
@@ -87,7 +89,17 @@
  *   - no raw string literal: cudafe++ writes every literal as an ordinary
  *     one (measured, CUDA 13.0), so the walk reads strings as GCC does
  *     without a raw-string lexer. #if 0 blocks are skipped up to their
- *     #else/#elif (read) or #endif.
+ *     #else/#elif (read) or #endif; a line ending in \ is joined to the
+ *     next, as GCC joins it (a directive's too).
+ * A red team the same day (objcheck-20): a ]] inside an attribute's
+ * argument (sizeof(a[a[0]])) ended the walk's [[...]] while GCC read on,
+ * and gnu::section's string after it reached the assembler: a label and a
+ * raw syscall in .text.saxpy. Now brackets are counted (an attribute ends
+ * at the ] that closes its [[), the five attribute names are read
+ * wherever ( follows them (GCC also takes section((".x"))), the )
+ * closing __attribute__((..)), the ] closing [[..]] and __extension__ end
+ * no declarator, and the object check refuses any label in an executable
+ * section that is not a function.
  * The student's own lines (as the markers tell them) get the stricter
  * rule of earlier rounds, for a message that names their line: no asm
  * token at all, no assembler-text attribute. That rule only adds
@@ -150,7 +162,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-19"
+#define OBJCHECK_RULES "objcheck-20"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's

@@ -404,6 +404,17 @@ int main(void)
 	CHECK(n >= 1 && strstr(got, "unexpected section .secret"),
 	      "an unexpected section is named (%s)", got);
 
+	/* red team, 2026-11-27: a section attribute's string put a label
+	 * and a system call in .text.saxpy beside the launcher */
+	n = check_text("bare_label",
+		       "__attribute__((section(\".text.saxpy;ev:;movl $39,%eax;"
+		       "syscall;ret;#\"))) void saxpy(void) {}\n",
+		       got, sizeof(got));
+	CHECK(n >= 1 && strstr(got, "has the label ev in the executable "
+			       "section .text.saxpy that is no function"),
+	      "a label in an executable section that is no function is "
+	      "named (%s)", got);
+
 	char err[256];
 	struct objcheck_list none = {NULL, 0, 0};
 	struct objcheck_rules rules = {launchers, kernels, harness};
@@ -502,6 +513,37 @@ int main(void)
 		 "# 1 \"/usr/include/stdio.h\" 3\n"
 		 "void g() { register int a; static int b __asm__(\"bb\"); }\n",
 		 NULL},
+		{"a ]] inside an attribute's argument does not end it",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "[[gnu::aligned(sizeof(p[p[0]])), gnu::section(\".text.s;"
+		 "ev:;syscall;ret;#\")]] void s() {}\n",
+		 "an attribute whose text goes to the assembler"},
+		{"a parenthesized section string outside any attribute the "
+		 "walk saw",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "int v; section((\".x;nop\"));\n",
+		 "an attribute whose text goes to the assembler"},
+		{"__extension__ before an asm statement",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "int g(int x) { __extension__ __asm__(\"syscall\"); return x; }\n",
+		 "host assembly (\"syscall\")"},
+		{"an asm statement after an attribute's )",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g() { __attribute__((unused)) __asm__(\"int3\"); }\n",
+		 "host assembly (\"int3\")"},
+		{"an asm statement after [[...]]",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g() { [[likely]] __asm__(\"int3\"); }\n",
+		 "host assembly (\"int3\")"},
+		{"operands' parentheses do not unbalance a later condition",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g(int x) { __asm__ volatile(\"\" : \"=r\"(x) : "
+		 "\"r\"((x))); if (x) __asm__(\"syscall\"); }\n",
+		 "host assembly (\"syscall\")"},
+		{"a directive ending in \\ joins the next line",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "#pragma foo \\\n#if 0\nvoid g() { __asm__(\"syscall\"); }\n",
+		 "host assembly (\"syscall\")"},
 		{"a header's section attribute with assembler in it",
 		 "# 1 \"/usr/include/stdio.h\" 3\n"
 		 "__attribute((section(\".rodata;.text;f:\"))) int t[2];\n",
