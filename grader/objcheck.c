@@ -94,16 +94,41 @@ static const char *const allowed_section_prefixes[] = {
 	".tbss.", NULL,
 };
 
-/* Mangled-name prefixes of the C++ library and ABI: never the student's.
- * A nested name that starts with S is in std:: (St, and the abbreviations
- * Sa Sb Ss Si So Sd: std::ostream's members are _ZNSo..., which a student's
- * definition would take over from libstdc++ for the whole process), with
- * any cv- or ref-qualifier (K, V, R, O) before it. */
-static const char *const reserved_mangled[] = {
-	"_ZS", "_ZNS", "_ZNKS", "_ZNVS", "_ZNVKS", "_ZNRS", "_ZNOS", "_ZNKRS",
-	"_ZNKOS", "_ZN9__gnu_cxx", "_ZNK9__gnu_cxx", "_ZN10__cxxabiv1",
-	"_Znw", "_Zna", "_Zdl", "_Zda", "_ZT", "_ZGV", "_ZN3abi", NULL,
+/* libstdc++'s own namespaces, as mangled source names: the first name of
+ * every C++ symbol it exports that is not in std:: (red team, 2026-11-27:
+ * a student's __cxxabiv1::__class_type_info::__do_catch, _ZNK10..., took
+ * libstdc++'s over for the whole process, the judge's half too, because
+ * the list then held _ZN10__cxxabiv1 but not its const form). */
+static const char *const library_namespaces[] = {
+	"9__gnu_cxx", "10__cxxabiv1", "11__gnu_debug", "10__gnu_norm",
+	"14__gnu_parallel", "3abi", NULL,
 };
+
+int objcheck_library_name(const char *n)
+{
+	if (strncmp(n, "_Z", 2))
+		return 0;
+	const char *p = n + 2;
+	/* special names: vtables, typeinfo, thunks, guards, transactional
+	 * clones (a static local's _ZGVZ guard is the file's own: checked
+	 * by the caller) */
+	if (*p == 'T' || (p[0] == 'G' && (p[1] == 'V' || p[1] == 'T')))
+		return 1;
+	if (!strncmp(p, "nw", 2) || !strncmp(p, "na", 2) ||
+	    !strncmp(p, "dl", 2) || !strncmp(p, "da", 2))
+		return 1; /* operator new and delete */
+	if (*p == 'N')
+		for (p++; *p && strchr("rVKRO", *p); p++)
+			; /* cv- and ref-qualifiers of a member */
+	/* std:: and its abbreviations (Sa Sb Ss Si So Sd: std::ostream's
+	 * members are _ZNSo...) */
+	if (p[0] == 'S' && p[1] && strchr("tabsiod", p[1]))
+		return 1;
+	for (const char *const *ns = library_namespaces; *ns; ns++)
+		if (!strncmp(p, *ns, strlen(*ns)))
+			return 1;
+	return 0;
+}
 
 static int in_list(const char *const *list, const char *s)
 {
@@ -400,7 +425,7 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 				   !strncmp(n, "_ZZ", 3);
 		int reserved = in_list(r->harness_symbols, n) ||
 			       (mangled && !local_static &&
-				has_prefix(reserved_mangled, n));
+				objcheck_library_name(n));
 		if (!reserved && !mangled && in_list(r->kernels, n)) {
 			problem(out,
 				"has the kernel %s with C linkage (extern \"C\"): "
@@ -862,6 +887,20 @@ static void host_marker_file(struct host_scan *hs, const char *f,
 	snprintf(hs->file, sizeof(hs->file), "%.*s", (int)(fe - slash), slash);
 }
 
+/* Whether the directive text at q is exactly `if 0` (cudafe++'s own
+ * around device code): #if 0x1, #if 0||1 are compiled (red team,
+ * 2026-11-27). */
+static int if_zero(const char *q)
+{
+	if (strncmp(q, "if", 2) || (q[2] != ' ' && q[2] != '\t'))
+		return 0;
+	q += 2 + strspn(q + 2, " \t");
+	if (*q != '0')
+		return 0;
+	q += 1 + strspn(q + 1, " \t");
+	return *q == '\n' || *q == 0;
+}
+
 /* A directive line at p ('#'): a line marker (# N "file"), #ident, or
  * the conditionals cudafe++ writes around device code (#if 0 ... #endif).
  * Returns the end of the line. */
@@ -891,7 +930,7 @@ static const char *host_directive(struct host_scan *hs, const char *p)
 			     IDENT_WHY);
 	} else if (directive_is(q, "if") || directive_is(q, "ifdef") ||
 		   directive_is(q, "ifndef")) {
-		if (hs->skipping || !strncmp(q, "if 0", 4))
+		if (hs->skipping || if_zero(q))
 			hs->skipping++;
 	} else if (directive_is(q, "else") || directive_is(q, "elif")) {
 		/* the other branch of an #if 0 is compiled: read it */
@@ -901,14 +940,8 @@ static const char *host_directive(struct host_scan *hs, const char *p)
 		if (hs->skipping)
 			hs->skipping--;
 	}
-	/* to the end of the line, and of every line a \ joins to it (red
-	 * team, 2026-11-27: cudafe++ writes a pragma ending in \ as it is) */
-	while (*p && *p != '\n') {
-		size_t splice = *p == '\\' ? splice_length(p) : 0;
-		if (splice)
-			hs->line++;
-		p += splice ? splice : 1;
-	}
+	while (*p && *p != '\n')
+		p++;
 	return p;
 }
 
@@ -1103,12 +1136,33 @@ static int ends_declarator(const struct host_scan *hs)
 	return hs->prev == 'i' || hs->prev == ')' || hs->prev == ']';
 }
 
+/* GCC builtins that set the stack pointer or jump to an address with no
+ * asm statement (red team, 2026-11-27: __builtin_longjmp on a buffer of
+ * the student's made mov ...,%rsp; jmp *%rax) or make code at run time:
+ * no kernel file needs one in host code. */
+static const char *const stack_builtins[] = {
+	"__builtin_longjmp", "__builtin_setjmp", "__builtin_eh_return",
+	"__builtin_unwind_init", "__builtin_frob_return_addr",
+	"__builtin_init_trampoline", "__builtin_adjust_trampoline",
+	"__builtin_init_heap_trampoline", "__builtin_init_descriptor",
+	"__builtin_adjust_descriptor", "__builtin_eh_return_data_regno",
+	NULL,
+};
+
 /* A name s..p (p past it): asm starts an asm, __attribute__ opens an
  * attribute, an assembler-text attribute's name starts its check. */
 static void host_identifier(struct host_scan *hs, const char *s,
 			    const char *p)
 {
 	size_t len = (size_t)(p - s);
+	for (const char *const *b = stack_builtins; *b; b++)
+		if (word_is(s, len, *b))
+			host_problem(hs,
+				     "%s:%ld: %s in host code: it moves the "
+				     "stack pointer or jumps to an address "
+				     "with no asm statement, and is not "
+				     "allowed in a kernel file",
+				     hs->file, hs->line, *b);
 	int is_asm = word_is(s, len, "asm") || word_is(s, len, "__asm") ||
 		     word_is(s, len, "__asm__");
 	if (word_is(s, len, "__attribute__") || word_is(s, len, "__attribute"))
@@ -1248,8 +1302,53 @@ static const char *host_comment(struct host_scan *hs, const char *p)
 	return end ? end + 2 : p + strlen(p);
 }
 
+static void host_walk(const char *text, const struct objcheck_source *src,
+		      struct objcheck_list *out);
+
+/* text with its line splices removed, as GCC removes them before it
+ * reads a token (a \ then a newline inside a name, as\<newline>m, is one
+ * name to GCC: red team, 2026-11-27; cudafe++ writes a pragma ending in \
+ * as it is). The newlines removed come back after the joined line, so the
+ * lines after it keep their numbers. NULL when out of memory. */
+static char *unspliced(const char *text)
+{
+	size_t n = strlen(text);
+	char *out = malloc(n + 1), *o = out;
+	size_t owed = 0;
+	if (!out)
+		return NULL;
+	for (const char *p = text; *p;) {
+		size_t splice = *p == '\\' ? splice_length(p) : 0;
+		if (splice) {
+			p += splice;
+			owed++;
+			continue;
+		}
+		*o++ = *p;
+		if (*p++ == '\n')
+			for (; owed; owed--)
+				*o++ = '\n';
+	}
+	*o = 0;
+	return out;
+}
+
 void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			  struct objcheck_list *out)
+{
+	char *joined = unspliced(text);
+	if (!joined) {
+		problem(out, "out of memory reading nvcc's host translation "
+			     "unit: the file cannot be checked");
+		return;
+	}
+	host_walk(joined, src, out);
+	free(joined);
+}
+
+/* The walk over the host translation unit, splices removed. */
+static void host_walk(const char *text, const struct objcheck_source *src,
+		      struct objcheck_list *out)
 {
 	struct host_scan hs = {.src = src, .out = out};
 	snprintf(hs.file, sizeof(hs.file), "%s", src->source_base);
@@ -1262,10 +1361,6 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			p++;
 		} else if (isspace((unsigned char)*p)) {
 			p++;
-		} else if (*p == '\\' && splice_length(p)) {
-			/* GCC joins the lines: the next one starts no line */
-			p += splice_length(p);
-			hs.line++;
 		} else if (*p == '#' && line_start) {
 			p = host_directive(&hs, p);
 		} else if (p[0] == '/' && (p[1] == '/' || p[1] == '*')) {

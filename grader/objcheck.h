@@ -99,7 +99,14 @@
  * wherever ( follows them (GCC also takes section((".x"))), the )
  * closing __attribute__((..)), the ] closing [[..]] and __extension__ end
  * no declarator, and the object check refuses any label in an executable
- * section that is not a function.
+ * section that is not a function. A second red team (objcheck-21):
+ * #if 0x1 was skipped (now only cudafe++'s exact #if 0 is), a splice
+ * inside a name (as\<newline>m) was two names to the walk (splices are now
+ * removed first, as GCC does), __builtin_longjmp set the stack pointer
+ * with no asm (it and its kin are refused in host code), and a const
+ * member of __cxxabiv1 (_ZNK10...) was not on the reserved list (the
+ * library's names are now objcheck_library_name's, tested against every
+ * name libstdc++.so.6 exports).
  * The student's own lines (as the markers tell them) get the stricter
  * rule of earlier rounds, for a message that names their line: no asm
  * token at all, no assembler-text attribute. That rule only adds
@@ -162,7 +169,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-20"
+#define OBJCHECK_RULES "objcheck-21"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
@@ -202,6 +209,13 @@ struct objcheck_rules {
  */
 int objcheck_object(const char *path, const struct objcheck_rules *rules,
 		    struct objcheck_list *out, char *err, size_t errlen);
+
+/* Whether the mangled name n is the C++ library's or ABI's (std::,
+ * libstdc++'s own namespaces, operator new/delete, vtables, typeinfo,
+ * guards, transactional clones): a student's definition of it would take
+ * libstdc++'s over in the whole program. tests/unit/test_objcheck.c checks
+ * it against every C++ name the real libstdc++.so.6 exports. */
+int objcheck_library_name(const char *n);
 
 /* Where the student's compile ran and what it may include. */
 struct objcheck_source {

@@ -251,6 +251,44 @@ static void headers_bring_no_host_asm(void)
 	CHECK(n >= 1 && strstr(got, "cpuid.h:") && strstr(got, "host assembly"),
 	      "a system header's host asm (<cpuid.h>, through the real nvcc) "
 	      "is found and named by its file (%d: %s)", n, got);
+	/* every C++ name the real libstdc++ exports is the library's: a
+	 * student's definition of one would take it over in both processes
+	 * (red team, 2026-11-27: _ZNK10__cxxabiv1...__do_catch) */
+	{
+		FILE *nm = popen("nm -D --defined-only "
+				 "\"$(g++ -print-file-name=libstdc++.so.6)\" "
+				 "2>/dev/null", "r");
+		char row[4096], missed[512] = "";
+		int names = 0, free_names = 0;
+		while (nm && fgets(row, sizeof(row), nm)) {
+			char *name = strrchr(row, ' ');
+			if (!name || strncmp(name + 1, "_Z", 2))
+				continue;
+			name++;
+			name[strcspn(name, "\n@")] = 0;
+			names++;
+			if (!objcheck_library_name(name) && free_names++ < 3) {
+				strncat(missed, name,
+					sizeof(missed) - strlen(missed) - 2);
+				strncat(missed, " ", 2);
+			}
+		}
+		if (nm)
+			pclose(nm);
+		CHECK(names > 1000 && free_names == 0,
+		      "every C++ name the real libstdc++.so.6 exports (%d) is "
+		      "the library's (objcheck_library_name); missed %d: %s",
+		      names, free_names, missed);
+		CHECK(!objcheck_library_name("_Z5saxpyv") &&
+		      !objcheck_library_name("_ZN6mylib4stepEv") &&
+		      !objcheck_library_name("_ZN4cuda3std3__44swapERiS2_") &&
+		      objcheck_library_name("_ZNK10__cxxabiv117__class_type_"
+					    "info10__do_catchEPKSt9type_infoPPvj") &&
+		      objcheck_library_name("_ZGTtNSt11logic_errorC1EPKc"),
+		      "a student's own C++ names are not the library's; "
+		      "__cxxabiv1's const members and transactional clones are");
+	}
+
 	/* a register variable on the stack pointer moves it with no asm
 	 * statement (mov %rdi,%rsp: a stack pivot); cudafe++ writes the
 	 * register's name as GCC's "sp" */
@@ -544,6 +582,30 @@ int main(void)
 		 "# 1 \"/usr/include/stdio.h\" 3\n"
 		 "#pragma foo \\\n#if 0\nvoid g() { __asm__(\"syscall\"); }\n",
 		 "host assembly (\"syscall\")"},
+		{"#if 0x1 is compiled: read",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "#if 0x1\nvoid g() { __asm__(\"syscall\"); }\n#endif\n",
+		 "host assembly (\"syscall\")"},
+		{"#if 0 with blanks around is skipped",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "#if  0 \n{ asm(\"mov.u32 %r1, 0;\"); }\n#endif\n",
+		 NULL},
+		{"a splice inside asm is one name to GCC",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "void g() { as\\\nm volatile(\".byte 15,5\"); }\n",
+		 "host assembly"},
+		{"a splice inside section is one name to GCC",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "sec\\ \ntion((\".text;f:;nop\")) int v;\n",
+		 "an attribute whose text goes to the assembler"},
+		{"lines after a splice keep their numbers",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "int a \\\n= 1;\nint b;\n__asm__(\"nop\");\n",
+		 "stdio.h:4: host assembly"},
+		{"__builtin_longjmp (a stack pivot without asm)",
+		 "# 1 \"/usr/include/stdio.h\" 3\n"
+		 "static void *jb[5]; void g() { __builtin_longjmp(jb, 1); }\n",
+		 "__builtin_longjmp in host code"},
 		{"a header's section attribute with assembler in it",
 		 "# 1 \"/usr/include/stdio.h\" 3\n"
 		 "__attribute((section(\".rodata;.text;f:\"))) int t[2];\n",
