@@ -74,11 +74,18 @@ static const char *const registration_calls[] = {
 	"__cudaRegisterTexture", "__cudaRegisterSurface", NULL,
 };
 
-/* Substrings of the static functions nvcc writes for registration. */
+/* The static functions nvcc writes for registration, each with its one
+ * parameter list (mangled: v for (void), PPv for (void **)). Exact names:
+ * a prefix let a student's own __nv_save_fatbinhandle() call atexit (red
+ * team, 2026-11-27), and an overload with other parameters is not nvcc's. */
 static const char *const registration_functions[] = {
-	"__sti____cudaRegisterAll", "__nv_cudaEntityRegisterCallback",
-	"__cudaUnregisterBinaryUtil", "__nv_init_managed_rt",
-	"__nv_save_fatbinhandle", NULL,
+	"__sti____cudaRegisterAll", "v",
+	"__nv_cudaEntityRegisterCallback", "PPv",
+	"__cudaUnregisterBinaryUtil", "v",
+	"__nv_init_managed_rt", "v",
+	"__nv_init_managed_rt_with_module", "PPv",
+	"__nv_save_fatbinhandle_for_managed_rt", "PPv",
+	NULL,
 };
 
 /* Sections a compiler and nvcc make; ".rela" + any of them too. */
@@ -317,25 +324,19 @@ static const Elf64_Sym *function_at(const struct elf *e, size_t shndx,
  * merely contains one (found by the red team: an atexit from
  * "_ZL40evil__sti____cudaRegisterAll...") is not.
  */
-static int registration_named(const char *name, const char *f)
+static int registration_named(const char *name, const char *f,
+			      const char *params)
 {
 	/* nvcc's are static C++ functions: never the bare name (red team,
 	 * 2026-11-24: a local __sti____cudaRegisterAll made in assembly) */
 	char prefix[96];
-	snprintf(prefix, sizeof(prefix), "_ZL%zu%s", strlen(f), f);
+	snprintf(prefix, sizeof(prefix), "_ZL%zu%s%s", strlen(f), f, params);
 	if (strncmp(name, prefix, strlen(prefix)))
 		return 0;
-	/* the parameter codes nvcc's functions have, (void) or (void **),
-	 * then at most a GCC clone's suffix (.cold, .part.0, ...): a local
+	/* then at most a GCC clone's suffix (.cold, .part.0, ...): a local
 	 * symbol "_ZL24__sti____cudaRegisterAllX" made in assembly is not
 	 * nvcc's (red team, 2026-11-24) */
 	const char *p = name + strlen(prefix);
-	if (!strncmp(p, "PPv", 3))
-		p += 3;
-	else if (*p == 'v')
-		p++;
-	else
-		return 0;
 	if (*p && *p != '.')
 		return 0;
 	for (; *p; p++)
@@ -346,8 +347,8 @@ static int registration_named(const char *name, const char *f)
 
 static int registration_function(const char *name)
 {
-	for (const char *const *f = registration_functions; *f; f++)
-		if (registration_named(name, *f))
+	for (const char *const *f = registration_functions; *f; f += 2)
+		if (registration_named(name, f[0], f[1]))
 			return 1;
 	return 0;
 }
@@ -484,7 +485,62 @@ static void check_undefined(const struct elf *e, struct objcheck_list *out)
 
 /* Relocations: registration calls only from nvcc's registration functions;
  * the .init_array entry must be nvcc's. */
-static void check_relocations(const struct elf *e, struct objcheck_list *out)
+/* Whether the defined function f may be named from inside nvcc's
+ * registration: another registration function, a kernel's host wrapper
+ * or its stub. */
+static int registration_target(const struct elf *e, const Elf64_Sym *f,
+			       const struct objcheck_rules *r)
+{
+	const char *n = sym_name(e, f);
+	char base[256];
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(n, "."), n);
+	return registration_function(n) || is_stub(base) ||
+	       in_list(r->kernels, base);
+}
+
+/* A relocation inside one of nvcc's registration functions (fn): it may
+ * name the registration calls, nvcc's other registration functions, the
+ * kernels' host wrappers and stubs, and data. Anything else is code a
+ * student's overload put there (red team, 2026-11-27: an operator& the
+ * stub's &__fatDeviceText called, inlined into __sti____cudaRegisterAll,
+ * ran before main in the process that becomes the judge). */
+static void registration_reference(const struct elf *e,
+				   const struct objcheck_rules *r,
+				   const Elf64_Rela *rel, const char *fn,
+				   struct objcheck_list *out)
+{
+	const Elf64_Sym *s = &e->sym[ELF64_R_SYM(rel->r_info)];
+	const char *what = sym_name(e, s);
+	int ok;
+	if (s->st_shndx == SHN_UNDEF) {
+		ok = in_list(registration_calls, what);
+	} else if (s->st_shndx >= e->nsec) {
+		ok = 1; /* absolute: no code */
+	} else if (ELF64_ST_TYPE(s->st_info) == STT_FUNC) {
+		ok = registration_target(e, s, r);
+	} else if (ELF64_ST_TYPE(s->st_info) == STT_SECTION &&
+		   (e->sh[s->st_shndx].sh_flags & SHF_EXECINSTR)) {
+		/* section-relative code: the function at the addend, as a
+		 * call or lea reads it (+4 past the 32-bit field) */
+		const Elf64_Sym *f = function_at(e, s->st_shndx,
+						 (Elf64_Addr)rel->r_addend + 4);
+		ok = f && registration_target(e, f, r);
+		what = f ? sym_name(e, f) : sec_name(e, s->st_shndx);
+	} else {
+		ok = 1; /* data: the handle, strings, host shadows */
+	}
+	if (!ok)
+		problem(out,
+			"puts a reference to %s into nvcc's registration "
+			"(%s), which runs before main: only nvcc's own "
+			"registration calls may (an overloaded operator& of "
+			"the file's own, say, would run there)",
+			what, fn);
+}
+
+static void check_relocations(const struct elf *e,
+			      const struct objcheck_rules *r,
+			      struct objcheck_list *out)
 {
 	int init_entries = 0;
 	for (size_t i = 0; i < e->nsec; i++) {
@@ -520,7 +576,8 @@ static void check_relocations(const struct elf *e, struct objcheck_list *out)
 						: s;
 				const char *fn = f ? sym_name(e, f) : "?";
 				if (!f || !registration_named(
-						  fn, "__sti____cudaRegisterAll"))
+						  fn, "__sti____cudaRegisterAll",
+						  "v"))
 					problem(out,
 						"has a static initialiser (%s in "
 						"%s): code that runs before the "
@@ -531,12 +588,17 @@ static void check_relocations(const struct elf *e, struct objcheck_list *out)
 						fn, tname);
 				continue;
 			}
-			if (s->st_shndx != SHN_UNDEF ||
-			    !in_list(registration_calls, sym_name(e, s)))
-				continue;
 			const Elf64_Sym *f =
 				function_at(e, target, rel[k].r_offset);
 			const char *fn = f ? sym_name(e, f) : "";
+			if (f && ELF64_ST_BIND(f->st_info) == STB_LOCAL &&
+			    registration_function(fn)) {
+				registration_reference(e, r, &rel[k], fn, out);
+				continue;
+			}
+			if (s->st_shndx != SHN_UNDEF ||
+			    !in_list(registration_calls, sym_name(e, s)))
+				continue;
 			if (!f || ELF64_ST_BIND(f->st_info) != STB_LOCAL ||
 			    !registration_function(fn))
 				problem(out,
@@ -637,7 +699,7 @@ int objcheck_object(const char *path, const struct objcheck_rules *rules,
 		return -1;
 	check_defined(&e, rules, out);
 	check_undefined(&e, out);
-	check_relocations(&e, out);
+	check_relocations(&e, rules, out);
 	check_sections(&e, out);
 	elf_close(&e);
 	return 0;
@@ -837,6 +899,8 @@ struct host_scan {
 	 * punctuator, 0 at the start */
 	int prev;
 	int in_register;    /* `register` since the last ; { or } */
+	int operator_amp;   /* 1 after `operator`, 2 after `operator &` */
+	long operator_line;
 	int control;        /* the last name was if, while, for, switch,
 			       catch (or constexpr after if) */
 	int depth;          /* open parentheses, nested */
@@ -1243,6 +1307,36 @@ static void host_prev(struct host_scan *hs, enum host_tok kind,
 	}
 }
 
+/* operator & ( on the student's own lines: refused. nvcc's registration
+ * code, compiled after the student's in the same translation unit, takes
+ * addresses with & (&__fatDeviceText, &the host shadow of each __device__
+ * variable): an overloaded operator& of the student's then runs before
+ * main, in the process that becomes the judge (red team, 2026-11-27).
+ * Binary and unary alike (the parameters cannot be counted without
+ * reading templates); && and &= are other operators. The object check
+ * also refuses what such code references from the registration. */
+static void host_operator_amp(struct host_scan *hs, enum host_tok kind,
+			      const char *s, size_t len)
+{
+	if (kind == TOK_IDENT && word_is(s, len, "operator") && hs->student) {
+		hs->operator_amp = 1;
+		hs->operator_line = hs->line;
+		return;
+	}
+	if (hs->operator_amp == 1 && kind == TOK_PUNCT && *s == '&') {
+		hs->operator_amp = 2;
+		return;
+	}
+	if (hs->operator_amp == 2 && kind == TOK_PUNCT && *s == '(')
+		host_problem(hs,
+			     "%s:%ld: an overloaded operator&: nvcc's "
+			     "registration, which runs before main, takes "
+			     "addresses with & in the same file, so the "
+			     "overload would run there; use a named function",
+			     hs->file, hs->operator_line);
+	hs->operator_amp = 0;
+}
+
 /* One token of host code (not under #if 0), in order. */
 static void host_token(struct host_scan *hs, enum host_tok kind,
 		       const char *s, size_t len)
@@ -1261,6 +1355,7 @@ static void host_token(struct host_scan *hs, enum host_tok kind,
 	} else if (kind == TOK_PUNCT && *s == ')' && hs->attr_depth) {
 		attr_closed = --hs->attr_depth == 0;
 	}
+	host_operator_amp(hs, kind, s, len);
 	host_prev(hs, kind, s, len);
 	if (attr_closed)
 		hs->prev = 'A'; /* the end of __attribute__((...)) */

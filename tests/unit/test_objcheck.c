@@ -208,6 +208,83 @@ static int real_host_tu(const char *name, const char *text, char *got,
 	return list.count;
 }
 
+/* The object check of text compiled by the real nvcc (name.cu in dir),
+ * with the kernels of its PTX: problems joined into got; -1 when nvcc
+ * failed. */
+static int real_object(const char *name, const char *text, char *got,
+		       size_t len)
+{
+	char src[PATH_MAX], cmd[PATH_MAX * 4], obj[PATH_MAX], ptx[PATH_MAX];
+	snprintf(src, sizeof(src), "%s/%s.cu", dir, name);
+	FILE *f = fopen(src, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && nvcc -arch=sm_75 -std=c++17 -O3 "
+		 "--keep --keep-dir %s -c %s.cu -o %s.o > %s.log 2>&1", dir, dir,
+		 name, name, name);
+	if (system(cmd) != 0)
+		return -1;
+	snprintf(obj, sizeof(obj), "%s/%s.o", dir, name);
+	snprintf(ptx, sizeof(ptx), "%s/%s.ptx", dir, name);
+	struct strbuf p = STRBUF_INIT;
+	if (strbuf_read_file(&p, ptx) < 0)
+		return -1;
+	char **kernels = objcheck_ptx_entries(strbuf_str(&p));
+	strbuf_release(&p);
+	struct objcheck_problem items[16];
+	struct objcheck_list list = {items, 0, 16};
+	const char *const go[] = {"go", NULL};
+	struct objcheck_rules rules = {go, (const char *const *)kernels,
+				       harness};
+	char err[256] = "";
+	int rc = objcheck_object(obj, &rules, &list, err, sizeof(err));
+	objcheck_free_names(kernels);
+	snprintf(got, len, "%s", err);
+	for (int i = 0; i < list.count && i < list.max; i++) {
+		strncat(got, items[i].message, len - strlen(got) - 1);
+		strncat(got, " | ", len - strlen(got) - 1);
+	}
+	return rc < 0 ? -1 : list.count;
+}
+
+/* nvcc's registration (run before main, in the process that becomes the
+ * judge) may reference only registration: an honest file's, with device
+ * and constant variables and template kernels, does; a noinline operator&
+ * the stub's & calls is found (red team, 2026-11-27). */
+static void registration_holds_only_registration(void)
+{
+	char got[4096], cccl[PATH_MAX];
+	cccl_folder(cccl, sizeof(cccl));
+	if (!cccl[0]) {
+		printf("ok - # SKIP no nvcc on PATH: registration not "
+		       "compiled\n");
+		return;
+	}
+	int n = real_object("honest_registration",
+			    "__device__ float dv[4];\n__constant__ float cv[8];\n"
+			    "template <class T> __global__ void tk(T *p) "
+			    "{ p[0] = dv[0] + cv[0]; }\n"
+			    "__global__ void k(float *p) { p[0] = 1; }\n"
+			    "extern \"C\" void go(float *p) { k<<<1, 1>>>(p); "
+			    "tk<float><<<1, 1>>>(p); tk<int><<<1, 1>>>((int *)p); }\n",
+			    got, sizeof(got));
+	CHECK(n == 0, "nvcc's registration of device and constant variables "
+	      "and template kernels passes the object check (%d: %s)", n, got);
+	n = real_object("operator_amp_noinline",
+			"struct S { float a; __attribute__((noinline)) S *operator&() "
+			"{ static int c; c++; return this; } };\n"
+			"__device__ S s;\n"
+			"__global__ void k(float *p) { p[0] = s.a; }\n"
+			"extern \"C\" void go(float *p) { k<<<1, 1>>>(p); }\n",
+			got, sizeof(got));
+	CHECK(n >= 1 && strstr(got, "into nvcc's registration"),
+	      "a student's function called from nvcc's registration (a "
+	      "noinline operator& on a __device__ variable) is found (%d: %s)",
+	      n, got);
+}
+
 /* Every header a kernel file may include, through the real nvcc: none may
  * bring host assembly (the rule judges a line by what it is, whichever
  * file it comes from, so a header with host asm would reject honest
@@ -652,6 +729,7 @@ int main(void)
 	      "named (%s)", got);
 
 	headers_bring_no_host_asm();
+	registration_holds_only_registration();
 
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
