@@ -483,6 +483,29 @@ static void close_from(int from)
 		close((int)fd);
 }
 
+/* nvcc's registration of the student's kernels (__sti____cudaRegisterAll),
+ * which the grader moved out of the static initialisers into the section
+ * hx_register (grader/objcheck.h, objcheck_defer_registration): run here,
+ * in the student's process after the fork, so that nothing of the
+ * student's object runs in the judge. The linker defines these bounds
+ * when the section is there; a step program linked without it (nothing
+ * to register) has neither. */
+extern "C" {
+extern void (*const __start_hx_register[])(void)
+	__attribute__((weak, visibility("hidden")));
+extern void (*const __stop_hx_register[])(void)
+	__attribute__((weak, visibility("hidden")));
+}
+
+static void student_registration(void)
+{
+	if (!__start_hx_register || !__stop_hx_register)
+		return;
+	for (void (*const *f)(void) = __start_hx_register;
+	     f < __stop_hx_register; f++)
+		(*f)();
+}
+
 /*
  * The student's process, from fork to its end: no descriptor but 0, 1, 2
  * and the socket (now 3); dies with the judge; its own CUDA context; then
@@ -513,6 +536,7 @@ student_main(int sock, pid_t judge, const struct hx_lab *lab)
 	S.lab = lab;
 	struct hx__student_side side = {student_die, student_todo};
 	hx__become_student(&side);
+	student_registration();
 	signal(SIGPIPE, SIG_IGN);
 	/* ready: nothing of the judge's is open here any more */
 	student_reply(WS_OK, NULL, 0, 0, 0);
@@ -1721,6 +1745,8 @@ int hx_lab_main(int argc, char **argv, const struct hx_lab *lab)
 	hx__parse_options(argc, argv);
 	if (!hx__in_process())
 		start_student(lab); /* before any CUDA call */
+	else
+		student_registration(); /* one process: the judge's too */
 	hx__device_start(send_init);
 	/* under the shared GPU lock: others' correctness work may lengthen
 	 * these calls (a looser bound), never shorten them; taking the lock

@@ -1334,6 +1334,12 @@ static int link_step(struct compile_batch *cb, size_t i, char *missing,
 				   host_ii, view_err);
 	if (b->rejected)
 		return 0;
+	/* nothing of the student's object runs before the fork (objcheck.h) */
+	char err[PATH_MAX + 128];
+	if (objcheck_defer_registration(j->obj, err, sizeof(err)) < 0) {
+		strbuf_addf(&b->log, "%s\n", err);
+		return 0;
+	}
 	char exe_tmp[PATH_MAX * 2], link_log[PATH_MAX * 2];
 	snprintf(exe_tmp, sizeof(exe_tmp), "%s/step", j->tmp);
 	snprintf(link_log, sizeof(link_log), "%s/link.log", j->tmp);

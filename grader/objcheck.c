@@ -705,6 +705,46 @@ int objcheck_object(const char *path, const struct objcheck_rules *rules,
 	return 0;
 }
 
+int objcheck_defer_registration(const char *path, char *err, size_t errlen)
+{
+	struct elf e;
+	if (elf_open(&e, path, err, errlen) < 0)
+		return -1;
+	int moved = 0, rc = 0;
+	for (size_t i = 0; i < e.nsec && rc == 0; i++) {
+		Elf64_Shdr *sh = (Elf64_Shdr *)&e.sh[i];
+		if (sh->sh_type != SHT_INIT_ARRAY)
+			continue;
+		const char *name = sec_name(&e, i);
+		if (strcmp(name, ".init_array") || moved) {
+			snprintf(err, errlen, "%s: an initialiser section %s the "
+				 "object check did not expect", path, name);
+			rc = -1;
+			break;
+		}
+		/* same length, in place (the name may be the tail of
+		 * .rela.init_array's: that one becomes .relahx_register, a
+		 * relocation section all the same, known by its type) */
+		memcpy((char *)name, REGISTRATION_SECTION,
+		       strlen(REGISTRATION_SECTION));
+		sh->sh_type = SHT_PROGBITS;
+		moved = 1;
+	}
+	if (rc == 0 && moved) {
+		FILE *f = fopen(path, "wb");
+		if (!f || fwrite(e.data, 1, e.size, f) != e.size) {
+			snprintf(err, errlen, "cannot rewrite %s", path);
+			rc = -1;
+		}
+		if (f && fclose(f) != 0 && rc == 0) {
+			snprintf(err, errlen, "cannot rewrite %s", path);
+			rc = -1;
+		}
+	}
+	elf_close(&e);
+	return rc;
+}
+
 int objcheck_symbols(const char *path, int weak_undefined_only, char ***names,
 		     size_t *count, char *err, size_t errlen)
 {

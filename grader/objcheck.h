@@ -178,7 +178,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-22"
+#define OBJCHECK_RULES "objcheck-23"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
@@ -225,6 +225,21 @@ int objcheck_object(const char *path, const struct objcheck_rules *rules,
  * libstdc++'s over in the whole program. tests/unit/test_objcheck.c checks
  * it against every C++ name the real libstdc++.so.6 exports. */
 int objcheck_library_name(const char *n);
+
+/*
+ * Take nvcc's registration out of the object's static initialisers, after
+ * objcheck_object found it clean: its one .init_array section becomes the
+ * ordinary data section REGISTRATION_SECTION (renamed in place, type
+ * PROGBITS), so the dynamic loader runs none of the student's object
+ * before main, and the lab driver runs what the section points at
+ * (__sti____cudaRegisterAll) in the student's process, after the fork
+ * (common/labdriver.cu, hx__student_registration). Before 2026-11-27 the
+ * registration ran in the process that becomes the judge, and a student's
+ * operator& that nvcc's stub called ran with it (red team). Returns 0
+ * (also when there is nothing to move), -1 with err.
+ */
+#define REGISTRATION_SECTION "hx_register" /* as long as ".init_array" */
+int objcheck_defer_registration(const char *path, char *err, size_t errlen);
 
 /* Where the student's compile ran and what it may include. */
 struct objcheck_source {

@@ -1460,6 +1460,45 @@ def dashboard_bad_input(t):
              "screen", rc == 0 and "PASS: 5 passed" in out, out + err)
 
 
+def registration_after_fork(t, exe):
+    """Nothing of the student's object runs before main (grader/objcheck.h,
+    objcheck_defer_registration): the step program's .init_array holds the
+    harness's registrations only, and the student's __sti____cudaRegisterAll
+    is the one entry of the section hx_register, which the lab driver runs
+    in the student's process after the fork (red team, 2026-11-27: a
+    student's operator& ran inside it, in the process that becomes the
+    judge)."""
+    def words(cmd):
+        rc, out, _ = hu.run(cmd, timeout=60)
+        return out if rc == 0 else ""
+    sti = set()
+    for line in words(["nm", exe]).splitlines():
+        f = line.split()
+        if len(f) == 3 and f[2] == "_ZL24__sti____cudaRegisterAllv":
+            sti.add(int(f[0], 16))
+
+    def pointers(section):
+        vals = []
+        for line in words(["objdump", "-s", "-j", section, exe]).splitlines():
+            f = line.split()
+            if len(f) < 2 or not re.fullmatch(r"[0-9a-f]+", f[0]):
+                continue
+            hexes = "".join(x for x in f[1:5] if re.fullmatch(r"[0-9a-f]{8}", x))
+            for k in range(0, len(hexes) - 15, 16):
+                vals.append(int.from_bytes(bytes.fromhex(hexes[k:k + 16]),
+                                           "little"))
+        return vals
+    moved, init = pointers("hx_register"), pointers(".init_array")
+    t.record("cli: the student's registration is no static initialiser of "
+             "the step program: hx_register holds one of the "
+             "__sti____cudaRegisterAll, .init_array not that one",
+             len(moved) == 1 and moved[0] in sti and moved[0] not in init
+             and len(sti) >= 2,
+             "hx_register=%s init_array=%s sti=%s" % (
+                 [hex(v) for v in moved], [hex(v) for v in init],
+                 [hex(v) for v in sorted(sti)]))
+
+
 def judge_without_gpu(t, state):
     """The step program is two processes (common/harness.h): without a GPU
     the judge reports one no_device error and exits 3, and the student's
@@ -1479,6 +1518,7 @@ def judge_without_gpu(t, state):
         return
     exe = os.path.realpath(exes[-1])
     nodev = {"CUDA_VISIBLE_DEVICES": ""}
+    registration_after_fork(t, exe)
 
     def leftovers():
         left = []
