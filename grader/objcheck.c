@@ -492,10 +492,22 @@ static int registration_target(const struct elf *e, const Elf64_Sym *f,
 			       const struct objcheck_rules *r)
 {
 	const char *n = sym_name(e, f);
-	char base[256];
-	snprintf(base, sizeof(base), "%.*s", (int)strcspn(n, "."), n);
-	return registration_function(n) || is_stub(base) ||
-	       in_list(r->kernels, base);
+	char base[512];
+	size_t len = 0;
+	/* without a clone's suffix, and without the L GCC writes before the
+	 * name of a host function with internal linkage (a kernel in an
+	 * anonymous namespace: ...saxpyL11axpy_kernel... on the host,
+	 * ...saxpy11axpy_kernel... in the PTX) */
+	for (const char *c = n; *c && *c != '.' && len + 1 < sizeof(base); c++)
+		if (!(*c == 'L' && c > n + 2 && isdigit((unsigned char)c[1]) &&
+		      (isdigit((unsigned char)c[-1]) || isalpha((unsigned char)c[-1]) ||
+		       c[-1] == '_')))
+			base[len++] = *c;
+	base[len] = 0;
+	char plain[512];
+	snprintf(plain, sizeof(plain), "%.*s", (int)strcspn(n, "."), n);
+	return registration_function(n) || is_stub(plain) ||
+	       in_list(r->kernels, plain) || in_list(r->kernels, base);
 }
 
 /* A relocation inside one of nvcc's registration functions (fn): it may
