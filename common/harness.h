@@ -37,7 +37,13 @@
  * functions defined under a library's name, walking from stdout to libc,
  * forging FILE descriptors, writing into its callers' stack frames, raw
  * system calls) happens in a process that holds no result channel and
- * writes no event. A child that dies, exits, hangs past the time limit or
+ * writes no event. Both processes are one executable, so nothing of the
+ * student's object may run before the fork: its only static initialiser
+ * (nvcc's registration, __sti____cudaRegisterAll, which the object check
+ * keeps nvcc's) is moved by the grader from .init_array to the section
+ * hx_register before the link, and the driver runs it in the child
+ * (2026-11-27: nvcc's stub had called a student's operator& there, in the
+ * process that becomes the judge; grader/objcheck.h). A child that dies, exits, hangs past the time limit or
  * answers garbage is a crash of the step, named as such by the judge.
  * Correctness-only runs (--profile, --no-timing: the ones under ncu and
  * compute-sanitizer) are staged: the student's process copies the shared

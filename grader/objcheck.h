@@ -55,7 +55,9 @@
  *     __sti____cudaRegisterAll and ran before main, in the process that
  *     becomes the judge; the host walk also refuses operator& on the
  *     student's lines, since inlined code that calls nothing leaves no
- *     reference to find).
+ *     reference to find). Since objcheck_defer_registration (below) the
+ *     registration runs in the student's process only, after the fork:
+ *     these rules keep it nvcc's, the move keeps it out of the judge.
  *   - static initialisers: exactly nvcc's one .init_array entry, which must
  *     point at __sti____cudaRegisterAll; no .fini_array, .ctors, .dtors,
  *     .preinit_array, .init, .fini ("static initialiser": a C++ global
