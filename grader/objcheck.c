@@ -499,7 +499,7 @@ static int registration_target(const struct elf *e, const Elf64_Sym *f,
 	 * anonymous namespace: ...saxpyL11axpy_kernel... on the host,
 	 * ...saxpy11axpy_kernel... in the PTX) */
 	for (const char *c = n; *c && *c != '.' && len + 1 < sizeof(base); c++)
-		if (!(*c == 'L' && c > n + 2 && isdigit((unsigned char)c[1]) &&
+		if (!(*c == 'L' && c >= n + 2 && isdigit((unsigned char)c[1]) &&
 		      (isdigit((unsigned char)c[-1]) || isalpha((unsigned char)c[-1]) ||
 		       c[-1] == '_')))
 			base[len++] = *c;

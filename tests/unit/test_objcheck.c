@@ -267,11 +267,24 @@ static void registration_holds_only_registration(void)
 			    "template <class T> __global__ void tk(T *p) "
 			    "{ p[0] = dv[0] + cv[0]; }\n"
 			    "__global__ void k(float *p) { p[0] = 1; }\n"
+			    "static __global__ void ks(float *p) { p[0] = 2; }\n"
+			    "namespace a { namespace b { template <int B> "
+			    "__global__ void __launch_bounds__(B) kn(float *p) "
+			    "{ p[0] = B; } } }\n"
+			    "namespace { __global__ void ka(float *p) { p[0] = 3; } }\n"
+			    "struct F { __device__ float operator()(float v) const "
+			    "{ return v; } };\n"
+			    "template <class G> __global__ void kf(G g, float *p) "
+			    "{ p[0] = g(p[0]); }\n"
 			    "extern \"C\" void go(float *p) { k<<<1, 1>>>(p); "
-			    "tk<float><<<1, 1>>>(p); tk<int><<<1, 1>>>((int *)p); }\n",
+			    "tk<float><<<1, 1>>>(p); tk<int><<<1, 1>>>((int *)p); "
+			    "ks<<<1, 1>>>(p); a::b::kn<64><<<1, 64>>>(p); "
+			    "ka<<<1, 1>>>(p); kf<<<1, 1>>>(F(), p); }\n",
 			    got, sizeof(got));
 	CHECK(n == 0, "nvcc's registration of device and constant variables "
-	      "and template kernels passes the object check (%d: %s)", n, got);
+	      "and of kernels that are templates, static, in a namespace, in "
+	      "an anonymous namespace (GCC's L in the host names) or take a "
+	      "functor passes the object check (%d: %s)", n, got);
 	n = real_object("operator_amp_noinline",
 			"struct S { float a; __attribute__((noinline)) S *operator&() "
 			"{ static int c; c++; return this; } };\n"
