@@ -80,5 +80,7 @@ int lint_file(const char *path, const char *const *quoted_ok,
  * tests/unit/test_objcheck.c). */
 const char *const *lint_angle_headers(void);
 const char *const *lint_angle_folders(void);
+/* Headers in those folders refused by name (they bring <iostream>). */
+const char *const *lint_angle_refused(void);
 
 #endif

@@ -492,22 +492,26 @@ static int registration_target(const struct elf *e, const Elf64_Sym *f,
 			       const struct objcheck_rules *r)
 {
 	const char *n = sym_name(e, f);
-	char base[512];
-	size_t len = 0;
-	/* without a clone's suffix, and without the L GCC writes before the
-	 * name of a host function with internal linkage (a kernel in an
-	 * anonymous namespace: ...saxpyL11axpy_kernel... on the host,
-	 * ...saxpy11axpy_kernel... in the PTX) */
-	for (const char *c = n; *c && *c != '.' && len + 1 < sizeof(base); c++)
-		if (!(*c == 'L' && c >= n + 2 && isdigit((unsigned char)c[1]) &&
-		      (isdigit((unsigned char)c[-1]) || isalpha((unsigned char)c[-1]) ||
-		       c[-1] == '_')))
-			base[len++] = *c;
-	base[len] = 0;
-	char plain[512];
+	char plain[512], one[512];
 	snprintf(plain, sizeof(plain), "%.*s", (int)strcspn(n, "."), n);
-	return registration_function(n) || is_stub(plain) ||
-	       in_list(r->kernels, plain) || in_list(r->kernels, base);
+	if (registration_function(n) || is_stub(plain) ||
+	    in_list(r->kernels, plain))
+		return 1;
+	/* a host function with internal linkage has GCC's L before its name
+	 * (_ZL8k_static..., ...saxpyL11axpy_kernel... for a kernel in an
+	 * anonymous namespace) where the PTX entry has none: one L taken
+	 * out, at any place (only one is GCC's: saxpy_L2_resident keeps
+	 * its own) */
+	size_t len = strlen(plain);
+	for (size_t i = 2; i + 1 < len; i++) {
+		if (plain[i] != 'L' || !isdigit((unsigned char)plain[i + 1]))
+			continue;
+		snprintf(one, sizeof(one), "%.*s%s", (int)i, plain,
+			 plain + i + 1);
+		if (in_list(r->kernels, one))
+			return 1;
+	}
+	return 0;
 }
 
 /* A relocation inside one of nvcc's registration functions (fn): it may
@@ -951,8 +955,14 @@ struct host_scan {
 	 * punctuator, 0 at the start */
 	int prev;
 	int in_register;    /* `register` since the last ; { or } */
-	int operator_amp;   /* 1 after `operator`, 2 after `operator &` */
-	long operator_line;
+	struct host_operator {
+		int state;  /* 1 after `operator`, 2 after `&`, 3 in its ( ),
+			       4 after them, 5 in its body */
+		int depth, commas, angle;
+		long line;
+		int ntok;   /* the body's tokens (tok holds the first 48) */
+		char tok[48][24];
+	} op;
 	int control;        /* the last name was if, while, for, switch,
 			       catch (or constexpr after if) */
 	int depth;          /* open parentheses, nested */
@@ -1359,34 +1369,110 @@ static void host_prev(struct host_scan *hs, enum host_tok kind,
 	}
 }
 
-/* operator & ( on the student's own lines: refused. nvcc's registration
- * code, compiled after the student's in the same translation unit, takes
- * addresses with & (&__fatDeviceText, &the host shadow of each __device__
- * variable): an overloaded operator& of the student's then runs before
- * main, in the process that becomes the judge (red team, 2026-11-27).
- * Binary and unary alike (the parameters cannot be counted without
- * reading templates); && and &= are other operators. The object check
- * also refuses what such code references from the registration. */
+/* Whether the body's tokens are cudafe++'s host body of a __device__
+ * function, exactly: int volatile ___ = 1 ; then (void) PARAM ; for each
+ * parameter, then :: exit ( ___ ) ;. Such a function only ends the
+ * process (and the host cannot call the __device__ original). */
+static int device_only_body(const struct host_operator *o)
+{
+	static const char *const head[] = {"int", "volatile", "___", "=", "1",
+					   ";"};
+	static const char *const tail[] = {":", ":", "exit", "(", "___", ")",
+					   ";"};
+	int n = o->ntok, i = 0;
+	if (n > (int)(sizeof(o->tok) / sizeof(o->tok[0])))
+		return 0;
+	for (size_t k = 0; k < 6; k++, i++)
+		if (i >= n || strcmp(o->tok[i], head[k]))
+			return 0;
+	while (i + 5 <= n && !strcmp(o->tok[i], "(") &&
+	       !strcmp(o->tok[i + 1], "void") && !strcmp(o->tok[i + 2], ")") &&
+	       (isalpha((unsigned char)o->tok[i + 3][0]) ||
+		o->tok[i + 3][0] == '_') &&
+	       !strcmp(o->tok[i + 4], ";"))
+		i += 5;
+	for (size_t k = 0; k < 7; k++, i++)
+		if (i >= n || strcmp(o->tok[i], tail[k]))
+			return 0;
+	return i == n;
+}
+
+/* operator & ( on the student's own lines, when it can be unary: refused.
+ * nvcc's registration code, compiled after the student's in the same
+ * translation unit, takes addresses with & (&__fatDeviceText, &the host
+ * shadow of each __device__ variable): a student's unary operator& then
+ * ran in it (red team, 2026-11-27; the registration now runs in the
+ * student's process only, objcheck_defer_registration, so this rule is
+ * the second line). Operator functions take no default arguments, so a
+ * parameter list with a comma at its top level is binary: allowed (flags
+ * enums, honest-code tester). A < at that level could hide the comma in a
+ * template argument: refused, as are one parameter (a member's binary
+ * form or a non-member unary one: the walk cannot tell) and none. */
 static void host_operator_amp(struct host_scan *hs, enum host_tok kind,
 			      const char *s, size_t len)
 {
+	struct host_operator *o = &hs->op;
+	if (o->state == 3) {
+		if (kind != TOK_PUNCT)
+			return;
+		if (*s == '(') {
+			o->depth++;
+		} else if (*s == ')' && o->depth > 0) {
+			o->depth--;
+		} else if (*s == ')') {
+			/* to its body: a __device__ function's host body is
+			 * cudafe++'s {int volatile ___ = 1; ... ::exit(___);},
+			 * which the host cannot call */
+			o->state = !o->commas || o->angle ? 4 : 0;
+		} else if (o->depth == 0 && *s == ',') {
+			o->commas++;
+		} else if (o->depth == 0 && (*s == '<' || *s == '>')) {
+			o->angle = 1;
+		}
+		return;
+	}
+	if (o->state == 4) { /* after the parameters, to the body */
+		if (kind == TOK_PUNCT && *s == ';') {
+			o->state = 0; /* a declaration: the definition is read */
+		} else if (kind == TOK_PUNCT && *s == '{') {
+			o->state = 5;
+			o->ntok = 0;
+			o->depth = 1;
+		}
+		return; /* const, noexcept(...), a trailing return */
+	}
+	if (o->state == 5) { /* the body's tokens, to its } */
+		if (kind == TOK_PUNCT && (*s == '{' || *s == '}'))
+			o->depth += *s == '{' ? 1 : -1;
+		if (o->depth > 0) {
+			if (o->ntok < (int)(sizeof(o->tok) / sizeof(o->tok[0])))
+				snprintf(o->tok[o->ntok], sizeof(o->tok[0]),
+					 "%.*s", (int)len, s);
+			o->ntok++;
+			return;
+		}
+		if (!device_only_body(o))
+			host_problem(hs,
+				     "%s:%ld: a unary operator& (or one the "
+				     "check cannot tell from it) in host code: "
+				     "nvcc's registration takes addresses with "
+				     "& in the same file, so it would run there; "
+				     "use a named function (a non-member "
+				     "operator& of two parameters, or a "
+				     "__device__ one, is fine)",
+				     hs->file, o->line);
+		o->state = 0;
+		return;
+	}
 	if (kind == TOK_IDENT && word_is(s, len, "operator") && hs->student) {
-		hs->operator_amp = 1;
-		hs->operator_line = hs->line;
+		*o = (struct host_operator){.state = 1, .line = hs->line};
 		return;
 	}
-	if (hs->operator_amp == 1 && kind == TOK_PUNCT && *s == '&') {
-		hs->operator_amp = 2;
+	if (o->state == 1 && kind == TOK_PUNCT && *s == '&') {
+		o->state = 2;
 		return;
 	}
-	if (hs->operator_amp == 2 && kind == TOK_PUNCT && *s == '(')
-		host_problem(hs,
-			     "%s:%ld: an overloaded operator&: nvcc's "
-			     "registration, which runs before main, takes "
-			     "addresses with & in the same file, so the "
-			     "overload would run there; use a named function",
-			     hs->file, hs->operator_line);
-	hs->operator_amp = 0;
+	o->state = o->state == 2 && kind == TOK_PUNCT && *s == '(' ? 3 : 0;
 }
 
 /* One token of host code (not under #if 0), in order. */
@@ -1698,11 +1784,24 @@ static int macro_harmless(struct spliced *s, int undef, char *name,
 	name[n] = 0;
 	if (undef || !n || sp_peek(s, 0) == '(')
 		return 0;
-	sp_blank(s);
-	if (isdigit((unsigned char)sp_peek(s, 0)) ||
-	    (sp_peek(s, 0) == '.' && isdigit((unsigned char)sp_peek(s, 1))))
-		pp_number(s);
-	sp_blank(s);
+	/* a body of numbers, parentheses and operators only, (1 << 20) or
+	 * -1 (2026-11-27: since objcheck-19 no host-assembly rule goes by
+	 * which file a line comes from, and such a body names nothing a
+	 * header could be changed by) */
+	for (;;) {
+		sp_blank(s);
+		char c = sp_peek(s, 0);
+		if (isdigit((unsigned char)c) ||
+		    (c == '.' && isdigit((unsigned char)sp_peek(s, 1))))
+			pp_number(s);
+		else if (c && strchr("()+-*%<>&|^~", c))
+			sp_next(s);
+		else if (c == '/' && sp_peek(s, 1) != '/' &&
+			 sp_peek(s, 1) != '*')
+			sp_next(s);
+		else
+			break;
+	}
 	char c = sp_peek(s, 0);
 	return !c || c == '\n' || (c == '/' && sp_peek(s, 1) == '/');
 }

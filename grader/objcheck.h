@@ -180,16 +180,15 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-25"
+#define OBJCHECK_RULES "objcheck-29"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
  * rules on GCC's output (ppview.h), which say the same. */
 #define OBJCHECK_MACRO_WHY                                                   \
-	"a macro changes the headers included after it (the check for host " \
-	"assembly goes by which file each line comes from); move it below "  \
-	"the #includes (only an empty one or a number may come first, "     \
-	"e.g. NDEBUG)"
+	"a macro changes the headers included after it; move it below the "  \
+	"#includes (only an empty one, e.g. NDEBUG, or numbers and "         \
+	"operators, e.g. (1 << 20), may come first)"
 #define OBJCHECK_LINE_DIRECTIVE                                              \
 	"a line directive (#line or a line marker # N \"file\"): a kernel "    \
 	"file may not say its lines come from another file (the check for "  \

@@ -163,24 +163,25 @@ static int harmless_definition(const char *p, const char *end, int undef)
 		p++;
 	if (p < end && *p == '(')
 		return 0; /* function-like */
-	while (p < end && *p == ' ')
-		p++;
-	if (p == end)
-		return 1;
-	if (!isdigit((unsigned char)*p) &&
-	    !(*p == '.' && p + 1 < end && isdigit((unsigned char)p[1])))
-		return 0;
-	for (; p < end; p++) {
-		if (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
-		    *p == '\'')
-			continue;
-		if ((*p == '+' || *p == '-') && strchr("eEpP", p[-1]))
-			continue;
-		break;
+	/* numbers, parentheses and operators only: (1 << 20), -1 */
+	while (p < end) {
+		if (*p == ' ' || strchr("()+-*/%<>&|^~", *p)) {
+			p++;
+		} else if (isdigit((unsigned char)*p) ||
+			   (*p == '.' && p + 1 < end &&
+			    isdigit((unsigned char)p[1]))) {
+			const char *q = p++;
+			while (p < end &&
+			       (isalnum((unsigned char)*p) || *p == '.' ||
+				*p == '_' || *p == '\'' ||
+				((*p == '+' || *p == '-') &&
+				 strchr("eEpP", p[-1]) && p - 1 > q)))
+				p++;
+		} else {
+			return 0;
+		}
 	}
-	while (p < end && *p == ' ')
-		p++;
-	return p == end;
+	return 1;
 }
 
 static int starts(const char *p, const char *end, const char *w)

@@ -133,6 +133,16 @@ int main(void)
 	accepts("header-only C++ containers (the object check decides)",
 		"#include <array>\n#include <tuple>\n#include <numeric>\n");
 
+	rejects("CUB's BlockLoad, which brings <iostream> (named, with what "
+		"to use instead)",
+		"#include \"saxpy.h\"\n#include <cub/block/block_load.cuh>\n", 2,
+		"brings <iostream> in");
+	rejects("CUB's WarpLoad, likewise",
+		"#include <cub/warp/warp_load.cuh>\n", 1, "cub::ThreadLoad");
+	accepts("CUB's BlockReduce and ThreadLoad",
+		"#include <cub/block/block_reduce.cuh>\n"
+		"#include <cub/thread/thread_load.cuh>\n");
+
 	struct lint_problem p[2];
 	int n = lint_text("void f() { exit(0); _Exit(1); fork(); }\n", NULL, p,
 			  2);

@@ -165,7 +165,11 @@ static void include_folder(FILE *f, const char *cccl, const char *folder)
 		return;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct stat st;
-		if (stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode))
+		int refused = 0;
+		for (const char *const *r = lint_angle_refused(); *r; r++)
+			refused |= !strcmp(g.gl_pathv[i] + strlen(cccl) + 1, *r);
+		if (!refused && stat(g.gl_pathv[i], &st) == 0 &&
+		    S_ISREG(st.st_mode))
 			fprintf(f, "#include <%s>\n",
 				g.gl_pathv[i] + strlen(cccl) + 1);
 	}
@@ -268,6 +272,7 @@ static void registration_holds_only_registration(void)
 			    "{ p[0] = dv[0] + cv[0]; }\n"
 			    "__global__ void k(float *p) { p[0] = 1; }\n"
 			    "static __global__ void ks(float *p) { p[0] = 2; }\n"
+			    "static __global__ void k_L2_hot(float *p) { p[0] = 4; }\n"
 			    "namespace a { namespace b { template <int B> "
 			    "__global__ void __launch_bounds__(B) kn(float *p) "
 			    "{ p[0] = B; } } }\n"
@@ -278,11 +283,13 @@ static void registration_holds_only_registration(void)
 			    "{ p[0] = g(p[0]); }\n"
 			    "extern \"C\" void go(float *p) { k<<<1, 1>>>(p); "
 			    "tk<float><<<1, 1>>>(p); tk<int><<<1, 1>>>((int *)p); "
-			    "ks<<<1, 1>>>(p); a::b::kn<64><<<1, 64>>>(p); "
+			    "ks<<<1, 1>>>(p); k_L2_hot<<<1, 1>>>(p); "
+			    "a::b::kn<64><<<1, 64>>>(p); "
 			    "ka<<<1, 1>>>(p); kf<<<1, 1>>>(F(), p); }\n",
 			    got, sizeof(got));
 	CHECK(n == 0, "nvcc's registration of device and constant variables "
-	      "and of kernels that are templates, static, in a namespace, in "
+	      "and of kernels that are templates, static (one with L2 in its "
+	      "name), in a namespace, in "
 	      "an anonymous namespace (GCC's L in the host names) or take a "
 	      "functor passes the object check (%d: %s)", n, got);
 	n = real_object("operator_amp_noinline",
@@ -720,6 +727,42 @@ int main(void)
 		 "void g() { __asm__ volatile((s)); }\n",
 		 "host assembly"},
 	};
+	/* operator& on the student's lines (nvcc's registration takes
+	 * addresses with &): unary refused, binary and device-only allowed */
+	static const struct {
+		const char *what, *text;
+		int refused;
+	} amp[] = {
+		{"a non-member binary operator& (flags enum)",
+		 "enum class O : unsigned { a = 1 };\nconstexpr O operator&(O a, O b) "
+		 "{ return static_cast<O>(unsigned(a) & unsigned(b)); }\n", 0},
+		{"a __device__ member operator& (cudafe++'s host body)",
+		 "struct M { unsigned m; M operator&(M o) const "
+		 "{int volatile ___ = 1;(void)o;::exit(___);}\n#if 0\n"
+		 "{ return {m & o.m}; }\n#endif\n};\n", 0},
+		{"a host unary member operator&",
+		 "struct V { V *operator&() const { return nullptr; } };\n", 1},
+		{"a template whose comma is a template argument's",
+		 "template <class T, class U> void *operator&(const P<T, U> &p) "
+		 "{ return 0; }\n", 1},
+		{"cudafe++'s device body with a statement added",
+		 "struct V { V *operator&() const {int volatile ___ = 1; f(); "
+		 "::exit(___);} };\n", 1},
+		{"operator&= and operator&&",
+		 "struct B { B &operator&=(B o); bool operator&&(B o) const; };\n", 0},
+	};
+	for (size_t i = 0; i < sizeof(amp) / sizeof(amp[0]); i++) {
+		char text2[2048];
+		snprintf(text2, sizeof(text2), "# 1 \"/tmp/s/saxpy_v1.cu\"\n%s",
+			 amp[i].text);
+		n = host_problems(text2, root, ok, got, sizeof(got));
+		CHECK(amp[i].refused ? n == 1 && strstr(got, "unary operator&")
+				     : n == 0,
+		      "operator& on the student's lines: %s: %s (%d: %s)",
+		      amp[i].what, amp[i].refused ? "refused" : "allowed", n,
+		      got);
+	}
+
 	for (size_t i = 0; i < sizeof(any_file) / sizeof(any_file[0]); i++) {
 		n = host_problems(any_file[i].text, root, ok, got, sizeof(got));
 		if (any_file[i].expect)
@@ -836,6 +879,11 @@ int main(void)
 			{"#define EPS 1e-6f\n#define H 0x1p-3\n#define K 1'000\n"
 			 "#include <cstdio>\n",
 			 "numbers with exponents and separators before", "", 0, 0},
+			{"#define N (1 << 20)\n#define NEG -1\n#define B (256)\n"
+			 "#define M ((1 << 20) / 4 * 3) // rows\n#include <cstdio>\n",
+			 "numbers and operators before (2026-11-27)", "", 0, 0},
+			{"#define N (1 << SHIFT)\n#include <cstdio>\n",
+			 "a name among the operators before", "#define N", 1, 1},
 			{"#ifndef G\n#define G\n#include <cstdio>\n#endif\n"
 			 "#define B 256 // block\n#define E /* c */\n"
 			 "#include \"saxpy.h\"\n#undef B\n#define C(x) asm(x)\n",

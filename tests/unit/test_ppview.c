@@ -95,6 +95,13 @@ static const struct want cases[] = {
 	 "#define N (1 << 20)\nstatic const char *s = R\"x(one line)x\";\n"
 	 "int f(int a) { CHECK(a); return a * BLOCK; }\n#endif\n",
 	 NULL},
+	{"numbers and operators before the includes: (1 << 20), -1, (256)",
+	 "#define N (1 << 20)\n#define NEG -1\n#define B (256)\n"
+	 "#define M ((1 << 20) / 4 * 3 + 0x1p-3)\n#include <cstdio>\nint x;\n",
+	 NULL},
+	{"a name in a macro before the includes is still refused",
+	 "#define N (1 << SHIFT)\n#include <cstdio>\nint x;\n",
+	 "before the #include"},
 	{"a macro that expands to # makes a line marker for cudafe++",
 	 "#include <cstdio>\n#define HASH #\n#define NOTHING\n"
 	 "NOTHING HASH 1 \"/usr/include/stdio.h\" 3\nint x;\n",
@@ -144,7 +151,7 @@ static const struct want cases[] = {
 	 "#define F(x) x\n#include <numeric>\n",
 	 "#define F before the #include"},
 	{"a macro before an include, spelt with a splice and a comment",
-	 "#def\\\nine /* c */ X \\\n (1 + 2)\n#include <numeric>\n",
+	 "#def\\\nine /* c */ X \\\n (1 + Y)\n#include <numeric>\n",
 	 "#define X before the #include"},
 	{"a multi-line raw string holding a fake line marker",
 	 "static const char *s = R\"x(\n# 1 \"/usr/include/stdio.h\" 1 3\n)x\";\n"
