@@ -135,8 +135,9 @@
  * statement, then #include <numeric>: host asm "from" libstdc++, a raw
  * system call, and a .reloc that ran the student's code before main).
  * Decided: before its last #include the student's text may hold no #undef
- * and no #define but an object-like one whose body is empty or a single
- * number (include guards, NDEBUG, a block size); objcheck_line_directives
+ * and no #define but an object-like one whose body is empty or numbers
+ * and operators only (include guards, NDEBUG, a block size; (1 << 20)
+ * and -1 since 2026-11-27); objcheck_line_directives
  * finds them as it finds line directives. The compile box shows the
  * student's one file, so no other text of theirs is included.
  *
@@ -271,7 +272,8 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 /*
  * Check the student's own source text: no #line directive, no GNU line
  * marker (# N "file"), no #ident/#sccs, and before an #include no #undef
- * and no #define but an empty or single-number one (see above), however
+ * and no #define but an empty one or one of numbers and operators (see
+ * above), however
  * spelt
  * (line splices inside, comments between the tokens, %: or ??= for #).
  * A problem per directive found

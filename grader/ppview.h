@@ -58,7 +58,8 @@
  *   5. In view, in the student's lines (those under a marker naming
  *      source_base: after 2-4, only GCC's own markers say where a line is
  *      from): an #undef, or a #define other than an object-like one whose
- *      body is empty or one number, before an #include is refused, with
+ *      body is empty or numbers and operators only ((1 << 20): since
+ *      2026-11-27), before an #include is refused, with
  *      objcheck's message (a macro changes the headers included after it).
  *
  *   6. In plain, a line whose first token is # (or %:, ??=) is refused
