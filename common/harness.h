@@ -422,6 +422,18 @@ int hx_lab_main(int argc, char **argv, const struct hx_lab *lab);
  */
 #define HX_CLOCK_FRACTION 0.05
 #define HX_CLOCK_SLACK_US 30.0
+/* And every call on its own: its claim may not exceed the judge's clock
+ * around it by more than the grain of two clocks (HX_CLOCK_GRAIN_US +
+ * 0.1 %): an honest call's events lie inside that interval, which also
+ * holds the clock's zero (~150 us on the H100). A red team (2026-11-27,
+ * reasoned, not run: it needs a student's process taken over to speak
+ * the wire itself) made the smallest gap negative with one claim longer
+ * than its call, and so freed every other claim. Still open: a taken-over
+ * process that keeps one call honest and shortens the rest passes the
+ * minimum; bounding a central statistic (the median of host - claimed
+ * against the zero, NOT GRADED when over, never FAIL) is the next step,
+ * to be measured on honest runs of both GPUs first. */
+#define HX_CLOCK_GRAIN_US 2.0
 
 /* ==== the judge's toolkit (also for programs with no student code) ===== */
 

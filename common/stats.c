@@ -100,3 +100,11 @@ enum clock_verdict stats_clock_verdict(double gap_min, double zero_first,
 		return CLOCK_UNBOUNDED;
 	return CLOCK_CAUGHT;
 }
+
+double stats_claim_over_call(double claimed_us, double host_us,
+			     double grain_us)
+{
+	if (!(claimed_us > host_us + grain_us + 1e-3 * host_us))
+		return 0;
+	return claimed_us - host_us;
+}

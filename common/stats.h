@@ -95,6 +95,13 @@ const char *stats_should_stop(const struct stop_rule *rule,
  * other one is compared, and then never with CLOCK_OK for zero_now alone.
  */
 enum clock_verdict { CLOCK_OK, CLOCK_UNBOUNDED, CLOCK_CAUGHT };
+
+/* How much one call's claimed time (its events) exceeds the judge's clock
+ * around that whole call, beyond grain_us and 0.1 % of it: 0 when the
+ * claim lies inside the call, as every honest one does (harness.h,
+ * HX_CLOCK_GRAIN_US). */
+double stats_claim_over_call(double claimed_us, double host_us,
+			     double grain_us);
 enum clock_verdict stats_clock_verdict(double gap_min, double zero_first,
 				       double zero_now, double bound_us);
 

@@ -141,5 +141,17 @@ int main(void)
 	      "an empty sample is an error and zeroes the result");
 	CHECK(stats_median(odd, 3) == 3 && stats_median(odd, 0) == 0,
 	      "stats_median convenience");
+	/* one call's claim against the judge's clock around it (red team,
+	 * 2026-11-27: a claim longer than its call freed every other one) */
+	CHECK(stats_claim_over_call(300.0, 450.0, 2.0) == 0 &&
+		      stats_claim_over_call(450.0, 450.0, 2.0) == 0 &&
+		      stats_claim_over_call(452.4, 450.0, 2.0) == 0,
+	      "an honest claim, inside its call or within the clocks' grain "
+	      "(2 us + 0.1 %%), is not over it");
+	CHECK(stats_claim_over_call(2750.0, 750.0, 2.0) == 2000.0 &&
+		      stats_claim_over_call(453.0, 450.0, 2.0) == 3.0 &&
+		      stats_claim_over_call(NAN, 450.0, 2.0) == 0,
+	      "a claim longer than its call by more than the grain is over "
+	      "it by the difference");
 	return check_done();
 }
