@@ -454,8 +454,9 @@ static int harness_names_read(const struct build_env *env,
 	if (objcheck_symbols(ro->lab, 1, &h->launchers, &h->nlaunchers, err,
 			     errlen) < 0)
 		return -1;
-	const char *objs[] = {ro->lab, ro->rt, ro->driver, ro->stats,
-			      ro->event};
+	const char *objs[] = {ro->lab,   ro->rt,	  ro->driver,
+			      ro->stats, ro->event,	  ro->gpulock,
+			      ro->gpustate};
 	for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
 		if (objcheck_symbols(objs[i], 0, &h->symbols, &h->nsymbols,
 				     err, errlen) < 0)
