@@ -689,7 +689,11 @@ def harmless_code_builds(t, state):
                         "<cuda.h>, fprintf behind #if DEBUG, __device__ and "
                         "inline helpers"),
                        ("static_local_inline_harmless.cu",
-                        "a static local in an inline helper")):
+                        "a static local in an inline helper"),
+                       ("harmless_operators_macros.cu",
+                        "a macro of numbers before the includes, a flags "
+                        "operator&, a __device__ one, a static kernel "
+                        "named L2")):
         path = os.path.join(hu.ROOT, "tests", "fixtures", "attacks",
                             "saxpy", name)
         with hu.Scratch() as s:
