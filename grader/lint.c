@@ -236,6 +236,23 @@ static void check_include(struct scan *s, const char *p)
 				: "");
 }
 
+/* Whether the ## at q (in a #define starting at start) is GCC's
+ * `, ## __VA_ARGS__`, which drops the comma when there are no variable
+ * arguments and pastes no name (honest-code tester, 2026-11-27: a DBG
+ * macro of published code). */
+static int comma_va_args(const char *start, const char *q)
+{
+	const char *b = q;
+	while (b > start && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	if (b == start || b[-1] != ',')
+		return 0;
+	const char *a = q + 2;
+	while (*a == ' ' || *a == '\t')
+		a++;
+	return !strncmp(a, "__VA_ARGS__", 11) && !is_ident(a[11]);
+}
+
 /* Handle a directive starting at '#'; returns where scanning goes on. */
 static const char *directive(struct scan *s, const char *p)
 {
@@ -255,10 +272,13 @@ static const char *directive(struct scan *s, const char *p)
 	if (len == 6 && !strncmp(w, "define", 6)) {
 		/* the logical line, with backslash continuations */
 		for (const char *q = p; *q; q++) {
-			if (q[0] == '#' && q[1] == '#') {
+			if (q[0] == '#' && q[1] == '#' && !comma_va_args(p, q)) {
 				problem(s, s->line,
-					"#define pastes tokens with ##: not "
-					"allowed in a kernel file");
+					"#define pastes tokens with ## (a way "
+					"to spell a name no check reads): not "
+					"allowed in a kernel file; write names "
+					"whole (GCC's `, ## __VA_ARGS__` in a "
+					"debug macro is fine)");
 				break;
 			}
 			if (*q == '\n' && (q == p || q[-1] != '\\'))

@@ -29,7 +29,8 @@
  *     stderr are fine: neither is parsed);
  *   - names the harness's or the JSON library's own functions (hx_*, json_*,
  *     __real_*, __wrap_*): only the harness speaks on the result channel;
- *   - pastes tokens with ## (a way to spell a banned name without writing
+ *   - pastes tokens with ## (but GCC's `, ## __VA_ARGS__`, which pastes
+ *     no name: 2026-11-27) (a way to spell a banned name without writing
  *     it), or has a string of an asm statement or asm label that holds a
  *     system-call instruction. Only there (2026-11-24): printf("no syscall
  *     here") is prose, and a string elsewhere becomes an instruction only

@@ -139,6 +139,14 @@ int main(void)
 		"brings <iostream> in");
 	rejects("CUB's WarpLoad, likewise",
 		"#include <cub/warp/warp_load.cuh>\n", 1, "cub::ThreadLoad");
+	accepts("GCC's , ## __VA_ARGS__ in a debug macro",
+		"#define DBG(fmt, ...) printf(fmt , ## __VA_ARGS__)\n"
+		"#define DBG2(fmt, ...) printf(fmt,##__VA_ARGS__)\n");
+	rejects("## pasting a name", "#define CAT(a, b) a ## b\n", 1,
+		"pastes tokens with ##");
+	rejects("## after a comma that pastes another name",
+		"#define P(a, ...) f(a, ## sys ## tem)\n", 1,
+		"pastes tokens with ##");
 	accepts("CUB's BlockReduce and ThreadLoad",
 		"#include <cub/block/block_reduce.cuh>\n"
 		"#include <cub/thread/thread_load.cuh>\n");
