@@ -176,13 +176,11 @@ static void include_folder(FILE *f, const char *cccl, const char *folder)
 	globfree(&g);
 }
 
-/* nvcc's host translation unit of text (compiled as name.cu in dir),
- * checked as if every line came from another file than the student's (a
- * forged marker): problems joined into got. -1 when nvcc failed. */
-static int real_host_tu(const char *name, const char *text, char *got,
-			size_t len)
+/* text compiled by the real nvcc as name.cu in dir, its intermediates
+ * kept there (name.cudafe1.cpp, name.ptx, name.o); -1 when nvcc failed. */
+static int nvcc_keep(const char *name, const char *text)
 {
-	char src[PATH_MAX], cmd[PATH_MAX * 4], tu[PATH_MAX];
+	char src[PATH_MAX], cmd[PATH_MAX * 4];
 	snprintf(src, sizeof(src), "%s/%s.cu", dir, name);
 	FILE *f = fopen(src, "w");
 	if (!f)
@@ -193,6 +191,18 @@ static int real_host_tu(const char *name, const char *text, char *got,
 		 "--keep --keep-dir %s -c %s.cu -o %s.o > %s.log 2>&1", dir, dir,
 		 name, name, name);
 	if (system(cmd) != 0)
+		return -1;
+	return 0;
+}
+
+/* nvcc's host translation unit of text (compiled as name.cu in dir),
+ * checked as if every line came from another file than the student's (a
+ * forged marker): problems joined into got. -1 when nvcc failed. */
+static int real_host_tu(const char *name, const char *text, char *got,
+			size_t len)
+{
+	char tu[PATH_MAX];
+	if (nvcc_keep(name, text) < 0)
 		return -1;
 	snprintf(tu, sizeof(tu), "%s/%s.cudafe1.cpp", dir, name);
 	struct strbuf host = STRBUF_INIT;
@@ -218,17 +228,8 @@ static int real_host_tu(const char *name, const char *text, char *got,
 static int real_object(const char *name, const char *text, char *got,
 		       size_t len)
 {
-	char src[PATH_MAX], cmd[PATH_MAX * 4], obj[PATH_MAX], ptx[PATH_MAX];
-	snprintf(src, sizeof(src), "%s/%s.cu", dir, name);
-	FILE *f = fopen(src, "w");
-	if (!f)
-		return -1;
-	fputs(text, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cd %s && nvcc -arch=sm_75 -std=c++17 -O3 "
-		 "--keep --keep-dir %s -c %s.cu -o %s.o > %s.log 2>&1", dir, dir,
-		 name, name, name);
-	if (system(cmd) != 0)
+	char obj[PATH_MAX], ptx[PATH_MAX];
+	if (nvcc_keep(name, text) < 0)
 		return -1;
 	snprintf(obj, sizeof(obj), "%s/%s.o", dir, name);
 	snprintf(ptx, sizeof(ptx), "%s/%s.ptx", dir, name);
