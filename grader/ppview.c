@@ -170,12 +170,12 @@ static int harmless_definition(const char *p, const char *end, int undef)
 		} else if (isdigit((unsigned char)*p) ||
 			   (*p == '.' && p + 1 < end &&
 			    isdigit((unsigned char)p[1]))) {
-			const char *q = p++;
+			p++;
 			while (p < end &&
 			       (isalnum((unsigned char)*p) || *p == '.' ||
 				*p == '_' || *p == '\'' ||
 				((*p == '+' || *p == '-') &&
-				 strchr("eEpP", p[-1]) && p - 1 > q)))
+				 strchr("eEpP", p[-1]))))
 				p++;
 		} else {
 			return 0;
