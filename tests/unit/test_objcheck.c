@@ -254,6 +254,51 @@ static int real_object(const char *name, const char *text, char *got,
 	return rc < 0 ? -1 : list.count;
 }
 
+/* objcheck_defer_registration: nvcc's .init_array becomes hx_register in
+ * place; an object without one is left as it is; what is not an object
+ * is an error naming it. */
+static void registration_deferred(void)
+{
+	char path[PATH_MAX], cmd[PATH_MAX * 2], err[PATH_MAX + 128] = "";
+	FILE *p;
+	char out[256] = "";
+	if (nvcc_keep("deferred", "__global__ void k(float *p) { p[0] = 1; }\n"
+			"extern \"C\" void go(float *p) { k<<<1, 1>>>(p); }\n") < 0) {
+		printf("ok - # SKIP no nvcc on PATH: registration not moved\n");
+	} else {
+		snprintf(path, sizeof(path), "%s/deferred.o", dir);
+		int rc = objcheck_defer_registration(path, err, sizeof(err));
+		snprintf(cmd, sizeof(cmd), "readelf -SW %s | grep -c "
+			 "'INIT_ARRAY\\|hx_register *PROGBITS'", path);
+		p = popen(cmd, "r");
+		if (p && !fgets(out, sizeof(out), p))
+			out[0] = 0;
+		if (p)
+			pclose(p);
+		out[strcspn(out, "\n")] = 0;
+		snprintf(cmd, sizeof(cmd), "readelf -SW %s | grep -q INIT_ARRAY",
+			 path);
+		CHECK(rc == 0 && atoi(out) == 1 && system(cmd) != 0,
+		      "nvcc's .init_array becomes the data section hx_register "
+		      "(rc %d, %s, sections found %s)", rc, err, out);
+	}
+	char obj[PATH_MAX];
+	CHECK(compile("no_init", "int f(int x) { return x + 1; }\n", obj,
+		      sizeof(obj)) == 0 &&
+		      objcheck_defer_registration(obj, err, sizeof(err)) == 0,
+	      "an object without an initialiser is left as it is (%s)", err);
+	snprintf(path, sizeof(path), "%s/not_an_object.o", dir);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("not ELF\n", f);
+		fclose(f);
+	}
+	err[0] = 0;
+	CHECK(objcheck_defer_registration(path, err, sizeof(err)) == -1 &&
+		      strstr(err, "not_an_object.o"),
+	      "a file that is not an object is an error naming it (%s)", err);
+}
+
 /* nvcc's registration (run before main, in the process that becomes the
  * judge) may reference only registration: an honest file's, with device
  * and constant variables and template kernels, does; a noinline operator&
@@ -787,6 +832,7 @@ int main(void)
 
 	headers_bring_no_host_asm();
 	registration_holds_only_registration();
+	registration_deferred();
 
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
