@@ -817,7 +817,21 @@ static struct {
 	char symbols[HX_MAX_LAUNCHES][256];
 	int nfuncs;
 	int too_many_kernels;
+	/* launches on a stream other than the legacy default one, counted
+	 * always (recording or not): every timed call is checked */
+	unsigned long long off_stream;
 } L;
+
+static void count_stream(cudaStream_t s)
+{
+	if (!L.inside && s != 0 && s != cudaStreamLegacy)
+		L.off_stream++;
+}
+
+unsigned long long hx__off_stream_launches(void)
+{
+	return L.off_stream;
+}
 
 static void record_kernel(const void *func)
 {
@@ -900,6 +914,7 @@ cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b,
 				      void **args, size_t shared,
 				      cudaStream_t s)
 {
+	count_stream(s);
 	if (L.active && !L.inside)
 		record_launch((const void *)k, g, b, shared, s);
 	L.inside++;
@@ -913,6 +928,7 @@ cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b,
 cudaError_t __wrap_cudaLaunchKernel(const void *f, dim3 g, dim3 b,
 				    void **args, size_t shared, cudaStream_t s)
 {
+	count_stream(s);
 	if (L.active && !L.inside)
 		record_launch(f, g, b, shared, s);
 	L.inside++;
@@ -931,6 +947,8 @@ cudaError_t __real_cudaLaunchKernelExC(const cudaLaunchConfig_t *, const void *,
 cudaError_t __wrap_cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 				       const void *f, void **args)
 {
+	if (config)
+		count_stream(config->stream);
 	if (L.active && !L.inside && config)
 		record_launch(f, config->gridDim, config->blockDim,
 			      config->dynamicSmemBytes, config->stream);
@@ -948,6 +966,7 @@ cudaError_t __wrap_cudaLaunchCooperativeKernel(const void *f, dim3 g, dim3 b,
 					       void **args, size_t shared,
 					       cudaStream_t s)
 {
+	count_stream(s);
 	if (L.active && !L.inside)
 		record_launch(f, g, b, shared, s);
 	L.inside++;

@@ -428,12 +428,20 @@ int hx_lab_main(int argc, char **argv, const struct hx_lab *lab);
  * holds the clock's zero (~150 us on the H100). A red team (2026-11-27,
  * reasoned, not run: it needs a student's process taken over to speak
  * the wire itself) made the smallest gap negative with one claim longer
- * than its call, and so freed every other claim. Still open: a taken-over
- * process that keeps one call honest and shortens the rest passes the
- * minimum; bounding a central statistic (the median of host - claimed
- * against the zero, NOT GRADED when over, never FAIL) is the next step,
- * to be measured on honest runs of both GPUs first. */
+ * than its call, and so freed every other claim. */
 #define HX_CLOCK_GRAIN_US 2.0
+/* And the middle of the calls: the minimum bounds only the one call kept
+ * honest, so a process that shortened every other claim passed it. The
+ * median overhead of the graded round's calls, less the median of the
+ * empty calls (the same empty calls as the zero), may not exceed
+ * HX_CLOCK_MEDIAN_SLACK_US + HX_CLOCK_FRACTION x the claimed median. The
+ * claimed median can be shortened only by shortening at least half the
+ * claims, which lifts at least half the overheads, so the graded figure
+ * is off by at most that bound. A median is what a busy CPU moves (late
+ * replies), so over the bound is NOT GRADED (the judge cannot tell a lie
+ * from a loaded machine), never a failure; the event carries
+ * median_gap_us, null_median_us, empty_now_median_us and central_ok. */
+#define HX_CLOCK_MEDIAN_SLACK_US 100.0
 
 /* ==== the judge's toolkit (also for programs with no student code) ===== */
 

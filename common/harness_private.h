@@ -48,6 +48,10 @@ void hx__call_error_text(cudaError_t err, int launching, const char *what,
 /* The recorder's distinct kernels of the last window (symbols), and
  * whether there were more than it keeps. */
 int hx__launch_symbols(const char **out, int max);
+/* How many kernels student code has launched on a stream other than the
+ * legacy default one since the process began (any launch, recorded or
+ * not): the judge's every timed call is checked by the difference. */
+unsigned long long hx__off_stream_launches(void);
 int hx__launch_kernels_complete(void);
 /* hx_launch_report with the kernel list given (the judge reports launches
  * recorded in the student's process). */

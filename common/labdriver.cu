@@ -87,6 +87,9 @@ struct wire_reply {
 	uint64_t seq;
 	double event_us;
 	int32_t launches, line;
+	/* kernels the call launched on a stream other than the default one
+	 * (the launch wrappers count every launch, harness.cu) */
+	int32_t off_stream, pad;
 	/* the student's process's own clock (CLOCK_MONOTONIC, us) when it
 	 * received the request, had enqueued the call, had synchronised and
 	 * sent the reply: printed by CUDALAB_CLOCK_TRACE only, never trusted */
@@ -130,9 +133,10 @@ static struct {
 	struct export_entry ex[MAX_ALLOCS];
 	int nex;
 	/* the judge's clock's zero, measured before the student's code first
-	 * ran in its process (empty_round_trips): -1 until then */
-	double pristine_null_us;
-} J = {NULL, -1, 0, 0, 1, {}, 0, -1};
+	 * ran in its process (empty_round_trips): -1 until then; and the
+	 * median of the same calls' overheads (the central bound's zero) */
+	double pristine_null_us, pristine_null_med_us;
+} J = {NULL, -1, 0, 0, 1, {}, 0, -1, -1};
 
 struct hx_run {
 	struct hx_case c;
@@ -338,6 +342,7 @@ static void serve_call(const struct wire_req *q, struct wire_reply *rep,
 		err = cudaEventRecord(S.ev[0], 0);
 	if (record)
 		hx_launches_begin();
+	unsigned long long off_before = hx__off_stream_launches();
 	if (err == cudaSuccess && q->call >= 0)
 		lab->calls[q->call](&a);
 	else if (err == cudaSuccess && q->call == CALL_TINY)
@@ -347,6 +352,7 @@ static void serve_call(const struct wire_req *q, struct wire_reply *rep,
 		count = hx_launches_end(ls->rec, WIRE_LAUNCHES);
 	if (err == cudaSuccess && timed)
 		err = cudaEventRecord(S.ev[1], 0);
+	rep->off_stream = (int32_t)(hx__off_stream_launches() - off_before);
 	rep->trace_us[1] = hx__now_us();
 	cudaError_t last = cudaGetLastError();
 	int launching = 1;
@@ -989,11 +995,16 @@ struct call_result {
 	double trace_us[4]; /* its own clock's readings (CUDALAB_CLOCK_TRACE) */
 	double t0_us;       /* the judge's clock at the request (timed calls) */
 	int launches;
+	int off_stream; /* launches on a stream other than the default */
 	struct wire_launches *ls; /* with WF_RECORD */
 };
 
-static double empty_round_trips(struct hx_run *r,
-				const struct hx_request *req, const char *kind);
+struct clock_zero {
+	double min_us, median_us; /* of the empty calls' overheads */
+};
+static struct clock_zero empty_round_trips(struct hx_run *r,
+					   const struct hx_request *req,
+					   const char *kind);
 static double timed_round_trip(struct hx_run *r, const struct hx_request *req,
 			       int call, struct call_result *res);
 
@@ -1053,6 +1064,7 @@ static void judge_call(struct hx_run *r, const struct hx_request *req,
 	out->event_us = rep.event_us;
 	memcpy(out->trace_us, rep.trace_us, sizeof(out->trace_us));
 	out->launches = rep.launches < 0 ? 0 : rep.launches;
+	out->off_stream = rep.off_stream;
 	if (flags & WF_RECORD) {
 		if (J.sock >= 0) {
 			judge_recv(&ls, sizeof(ls), q.what);
@@ -1456,6 +1468,26 @@ static void trace_call(const char *kind, int i, double t0, double host,
 
 /* One timed call: new inputs, the L2 flush, the call; host and claimed
  * time; then the spot check. */
+/* A timed call launched work off the default stream: the timing events on
+ * stream 0 need not see it (a non-blocking stream runs beside them), and a
+ * launcher that did so on all calls but a few kept the judge's smallest gap
+ * honest. Every timed call is checked, not only the one described. */
+static void off_stream_caught(struct hx_run *r, int callno, int launches,
+			      const char *what)
+{
+	char msg[480];
+	snprintf(msg, sizeof(msg),
+		 "timed call %d of %s launched %d kernel%s on a stream other "
+		 "than the default stream: the timing events on stream 0 do "
+		 "not wait for it, so the claimed time leaves that work out "
+		 "(enqueue every kernel on the default stream)",
+		 callno + 1, what, launches, launches == 1 ? "" : "s");
+	hx_emit(json_pack("{s:s, s:s, s:b, s:s, s:s}", "event", "integrity",
+			  "check", "timed_stream", "ok", 0, "case", r->c.name,
+			  "message", msg));
+	exit(hx_finish(0)); /* the GPU lock goes with the process */
+}
+
 static void timed_call(struct hx_run *r, const struct hx_request *req,
 		       int spot, int callno, double *claimed, double *host,
 		       const char *what)
@@ -1470,6 +1502,8 @@ static void timed_call(struct hx_run *r, const struct hx_request *req,
 	*host = timed_round_trip(r, req, req->call, &res);
 	*claimed = res.event_us;
 	trace_call(spot ? "timed" : "warmup", callno, res.t0_us, *host, &res);
+	if (res.off_stream)
+		off_stream_caught(r, callno, res.off_stream, what);
 	if (!spot || !lab->spot)
 		return;
 	struct hx_mismatches m;
@@ -1505,7 +1539,8 @@ static void timed_call(struct hx_run *r, const struct hx_request *req,
  * (a flush, a 256-byte memset), but only about 5 us at times, e.g. right
  * after the student's process opened a shared buffer (CUDALAB_CLOCK_TRACE).
  * The first NULL_SKIP calls are left out (a cold start, the cheap switch);
- * the zero is the shortest of the rest.
+ * the zero is the shortest of the rest, and the central bound's zero their
+ * median.
  *
  * Made once in a pristine student's process ("first", hx_lab_main: before
  * any buffer is shared and before the student's code first runs, so that
@@ -1544,20 +1579,26 @@ static double timed_round_trip(struct hx_run *r, const struct hx_request *req,
 	return host;
 }
 
-static double empty_round_trips(struct hx_run *r, const struct hx_request *req,
-				const char *kind)
+static struct clock_zero empty_round_trips(struct hx_run *r,
+					   const struct hx_request *req,
+					   const char *kind)
 {
-	double best = INFINITY;
+	double over[NULL_CALLS];
+	struct clock_zero z = {INFINITY, INFINITY};
 	for (int i = 0; i < NULL_SKIP + NULL_CALLS; i++) {
 		struct call_result res;
 		hx__flush_l2(i);
 		HX_CHECK(cudaDeviceSynchronize());
 		double h = timed_round_trip(r, req, CALL_TINY, &res);
 		trace_call(kind, i, res.t0_us, h, &res);
-		if (i >= NULL_SKIP && h - res.event_us < best)
-			best = h - res.event_us;
+		if (i < NULL_SKIP)
+			continue;
+		over[i - NULL_SKIP] = h - res.event_us;
+		if (h - res.event_us < z.min_us)
+			z.min_us = h - res.event_us;
 	}
-	return best;
+	z.median_us = stats_median(over, NULL_CALLS);
+	return z;
 }
 
 struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
@@ -1588,6 +1629,7 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 		hx_die("harness", "timing without the judge's clock zero (the "
 				  "program ran with --no-timing or --profile)");
 	double null_gap = J.pristine_null_us;
+	double null_med = J.pristine_null_med_us;
 
 	std::vector<double> claimed, host;
 	claimed.reserve(fixed ? fixed : rule.max_n + BATCH);
@@ -1595,10 +1637,13 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 	struct gpu_reading seen;
 	enum gpu_condition cond = GPU_OURS;
 	char why[512] = "";
-	double gap = 0, now_null = 0, over_us = 0;
+	double gap = 0, now_null = 0, over_us = 0, med_gap = 0, now_med = 0;
+	enum clock_verdict central = CLOCK_OK;
 	int ok = 1, callno = 0;
 	for (int attempt = 1; attempt <= GPU_ATTEMPTS; attempt++) {
-		now_null = empty_round_trips(r, &q, "empty");
+		struct clock_zero now = empty_round_trips(r, &q, "empty");
+		now_null = now.min_us;
+		now_med = now.median_us;
 		unsigned long long since = gpustate_now_us();
 		memset(&seen, 0, sizeof(seen));
 		seen.processes = seen.active_processes = -1;
@@ -1663,6 +1708,15 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 				stats_clock_verdict(gap_min, null_gap, now_null,
 						    bound);
 		ok = cv == CLOCK_OK;
+		/* the central bound: the median overhead of the graded round's
+		 * calls against the empty calls' median (harness.h,
+		 * HX_CLOCK_MEDIAN_SLACK_US) */
+		med_gap = stats_median_gap(claimed.data(), host.data(),
+					   claimed.size());
+		central = stats_clock_verdict(med_gap, null_med, now_med,
+					      HX_CLOCK_MEDIAN_SLACK_US +
+						      HX_CLOCK_FRACTION *
+							      t.us.median);
 		hx__read_gpu(since, &seen);
 		cond = gpustate_judge(&seen, why, sizeof(why));
 		if (cond == GPU_OURS && cv == CLOCK_UNBOUNDED) {
@@ -1679,6 +1733,26 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 				 "first ran, and each timed call took %.0f us "
 				 "more than its events claimed",
 				 whatbuf, now_null, null_gap, gap_min);
+		}
+		if (cond == GPU_OURS && ok && central != CLOCK_OK) {
+			/* most calls took longer on the judge's clock than
+			 * their claims and an empty call explain, though the
+			 * shortest did not: claims shortened on all calls but
+			 * a few, or a CPU so busy that most replies came
+			 * late. The judge cannot tell which: no pass, no
+			 * accusation. */
+			cond = GPU_BUSY;
+			snprintf(why, sizeof(why),
+				 "the judge's clock cannot bound %s: the median "
+				 "call took %.0f us longer than its timing "
+				 "events claimed, against %.0f us for an empty "
+				 "call (median; %.0f us now), more than the "
+				 "%.0f us + %.0f %% allowed; the claims were "
+				 "shortened or most replies came late (a busy "
+				 "CPU)",
+				 whatbuf, med_gap, null_med, now_med,
+				 HX_CLOCK_MEDIAN_SLACK_US,
+				 100 * HX_CLOCK_FRACTION);
 		}
 		if (cond == GPU_OURS && !ok && !gpustate_audit_trusted(&seen)) {
 			cond = GPU_BUSY;
@@ -1721,11 +1795,14 @@ struct hx_timing hx_time_student(struct hx_run *r, const struct hx_request *req,
 				 whatbuf, t.us.median, h.median, gap,
 				 HX_CLOCK_SLACK_US, 100 * HX_CLOCK_FRACTION);
 		hx_emit(json_pack("{s:s, s:s, s:b, s:f, s:f, s:f, s:f, s:f, "
-				  "s:s}",
+				  "s:f, s:f, s:f, s:b, s:s}",
 				  "event", "integrity", "check", "judge_clock",
 				  "ok", ok, "event_us", t.us.median, "host_us",
 				  h.median, "gap_us", gap, "null_us",
 				  null_gap, "empty_now_us", now_null,
+				  "median_gap_us", med_gap, "null_median_us",
+				  null_med, "empty_now_median_us", now_med,
+				  "central_ok", central == CLOCK_OK,
 				  "message", msg));
 	}
 	hx_gpu_exclusive_end();
@@ -1772,8 +1849,11 @@ int hx_lab_main(int argc, char **argv, const struct hx_lab *lab)
 	 * student behind all others' correctness work (8 students on one H100
 	 * beside another suite: shared_saxpy, 64 s before, had not ended after
 	 * 315 s) */
-	if (hx_opts()->timing) /* a run that times nothing needs no zero */
-		J.pristine_null_us = empty_round_trips(NULL, NULL, "first");
+	if (hx_opts()->timing) { /* a run that times nothing needs no zero */
+		struct clock_zero z = empty_round_trips(NULL, NULL, "first");
+		J.pristine_null_us = z.min_us;
+		J.pristine_null_med_us = z.median_us;
+	}
 	hx__on_buffer_release(release_alloc);
 
 	static struct hx_case cases[MAX_CASES];

@@ -108,3 +108,18 @@ double stats_claim_over_call(double claimed_us, double host_us,
 		return 0;
 	return claimed_us - host_us;
 }
+
+double stats_median_gap(const double *claimed, const double *host, size_t n)
+{
+	if (n == 0)
+		return 0;
+	double *gap = malloc(n * sizeof(*gap));
+	if (!gap)
+		return INFINITY; /* unbounded: never a pass by accident */
+	for (size_t i = 0; i < n; i++)
+		gap[i] = host[i] - claimed[i];
+	struct sample_stats st;
+	int bad = stats_summarize(gap, n, &st);
+	free(gap);
+	return bad ? INFINITY : st.median;
+}

@@ -105,6 +105,12 @@ double stats_claim_over_call(double claimed_us, double host_us,
 enum clock_verdict stats_clock_verdict(double gap_min, double zero_first,
 				       double zero_now, double bound_us);
 
+/* The median of host[i] - claimed[i] over n calls (the judge's clock's
+ * central statistic, harness.h HX_CLOCK_MEDIAN_SLACK_US); 0 when n == 0.
+ * The same verdict applies to it with the empty calls' medians as zeros;
+ * the judge makes a median over the bound NOT GRADED, never a failure. */
+double stats_median_gap(const double *claimed, const double *host, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

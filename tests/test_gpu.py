@@ -96,13 +96,20 @@ def judge_clock_honest(t, lab, events, whose):
     for step in timed:
         mine = [e for e in clocks if e.get("step") == step]
         worst = max((e.get("gap_us") or 0 for e in mine), default=None)
+        central = max(((e.get("median_gap_us") or 0) -
+                       (e.get("null_median_us") or 0) for e in mine),
+                      default=None)
         t.record("gpu: %s %s of %s: every timing within the judge's clock "
-                 "(%d, largest gap %s us)" % (lab, whose, step, len(mine),
-                                              worst if worst is None
-                                              else "%.1f" % worst),
-                 mine and all(e.get("ok") for e in mine),
-                 str([(e.get("gap_us"), e.get("null_us"), e.get("message"))
-                      for e in mine])[:1500])
+                 "(%d, largest gap %s us, largest median gap over the "
+                 "empty calls' %s us)"
+                 % (lab, whose, step, len(mine),
+                    worst if worst is None else "%.1f" % worst,
+                    central if central is None else "%.1f" % central),
+                 mine and all(e.get("ok") and e.get("central_ok")
+                              for e in mine),
+                 str([(e.get("gap_us"), e.get("null_us"),
+                       e.get("median_gap_us"), e.get("null_median_us"),
+                       e.get("message")) for e in mine])[:1500])
         states = [e for e in events if e.get("event") == "gpu_state"
                   and e.get("step") == step]
         t.record("gpu: %s %s of %s: the GPU was the judge's and the "

@@ -153,5 +153,37 @@ int main(void)
 		      stats_claim_over_call(NAN, 450.0, 2.0) == 0,
 	      "a claim longer than its call by more than the grain is over "
 	      "it by the difference");
+	/* the central bound: one call kept honest, the rest shortened to
+	 * half (true 1000 us per call, overhead 150 us, zero 150 us) */
+	{
+		double claimed[9], host[9];
+		for (int i = 0; i < 9; i++) {
+			host[i] = 1150.0 + i; /* jitter */
+			claimed[i] = i == 4 ? 1000.0 : 500.0;
+		}
+		double gap_min = INFINITY;
+		for (int i = 0; i < 9; i++)
+			if (host[i] - claimed[i] < gap_min)
+				gap_min = host[i] - claimed[i];
+		CHECK(stats_clock_verdict(gap_min, 150.0, 150.0,
+					  30.0 + 0.05 * 500.0) == CLOCK_OK,
+		      "one honest call keeps the smallest gap at the zero "
+		      "(why the minimum alone is not enough)");
+		double m = stats_median_gap(claimed, host, 9);
+		CHECK(m >= 650.0 && m <= 660.0 &&
+			      stats_clock_verdict(m, 150.0, 150.0,
+						  100.0 + 0.05 * 500.0) ==
+				      CLOCK_CAUGHT,
+		      "the median gap sees the shortened claims (650 us over "
+		      "an empty call): %.1f", m);
+		for (int i = 0; i < 9; i++)
+			claimed[i] = 1000.0 - (i % 3); /* honest, jittery */
+		m = stats_median_gap(claimed, host, 9);
+		CHECK(stats_clock_verdict(m, 150.0, 150.0,
+					  100.0 + 0.05 * 1000.0) == CLOCK_OK,
+		      "honest claims keep the median gap at the zero: %.1f", m);
+		CHECK(stats_median_gap(claimed, host, 0) == 0,
+		      "no calls: a median gap of 0");
+	}
 	return check_done();
 }
