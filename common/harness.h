@@ -442,13 +442,15 @@ int hx_lab_main(int argc, char **argv, const struct hx_lab *lab);
  * from a loaded machine), never a failure; the event carries
  * median_gap_us, null_median_us, empty_now_median_us and central_ok.
  * Honest medians (the GPU suite's judge_clock_honest, every reference
- * and step matrix of saxpy, coalescing, haxpy, transpose; 2026-11-27,
- * c7cf87c, two H100s, 36 timings): at most 28.6 us over the empty calls'
- * (transpose v1's reference), most 10-20 us; 8 students at once
- * (shared_saxpy) kept every lone verdict. 50 us keeps a 21 us margin
- * before the 5 %; a process that lies on all calls but a few gains at
- * most that, against 30 us + 5 % for one that lies on all of them. Not
- * yet measured on an H200 (the lent machine was an H100 both times). */
+ * and step matrix of saxpy, coalescing, haxpy, transpose, reduction,
+ * memtuning and prefetch's first steps; 2026-11-27, c7cf87c and 78f7e2b,
+ * three H100s, 63 timings): at most 34.7 us over the empty calls'
+ * (prefetch v1's reference, a long call, also inside its 5 %), 28.6 us
+ * for transpose v1's, most 10-20 us; 8 students at once (shared_saxpy)
+ * kept every lone verdict. A process that lies on all calls but a few
+ * gains at most 50 us + 5 %, against 30 us + 5 % for one that lies on
+ * all of them. Not yet measured on an H200 (the lent machine was an H100
+ * each time). */
 #define HX_CLOCK_MEDIAN_SLACK_US 50.0
 
 /* ==== the judge's toolkit (also for programs with no student code) ===== */
