@@ -67,7 +67,8 @@ static const char *const angle_ok[] = {
 	"cfloat", "float.h", "climits", "limits.h", "cstdio", "stdio.h",
 	"cassert", "assert.h", "type_traits", "utility", "limits",
 	"algorithm", "cstring", "string.h", "cuda.h", "cstdlib", "stdlib.h",
-	"array", "tuple", "numeric", "initializer_list", "stdexcept", NULL,
+	"array", "tuple", "numeric", "initializer_list", "stdexcept", "string",
+	NULL,
 };
 
 /* Folders of headers a kernel file may include with <...>: CUB's block-,

@@ -179,6 +179,37 @@ static int std_exception_ref(const char *n)
 	return 0;
 }
 
+/* What building the message of such an exception references (published
+ * error checks: throw std::runtime_error(std::string("CUDA error: ") +
+ * cudaGetErrorString(e))): the members of std::string (basic_string<char>
+ * of the C++11 ABI, const or not), libstdc++'s helpers that throw for
+ * them, and operator new and delete, which the inlined members call.
+ * Undefined references only, like the exception classes: the code is
+ * libstdc++'s own, and none of it opens, runs or writes anything. A copy
+ * of an inline library function compiled into the file (std::to_string
+ * at -O3) is a definition, still refused (check_defined). */
+static int std_string_ref(const char *n)
+{
+	static const char *const string_members[] = {
+		"_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE",
+		"_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE", NULL,
+	};
+	static const char *const helpers[] = {
+		"_ZSt19__throw_logic_errorPKc", "_ZSt20__throw_length_errorPKc",
+		"_ZSt20__throw_out_of_rangePKc",
+		"_ZSt24__throw_out_of_range_fmtPKcz",
+		"_ZSt17__throw_bad_allocv", "_ZSt28__throw_bad_array_new_lengthv",
+		"_Znwm", "_ZdlPv", "_ZdlPvm", NULL,
+	};
+	for (const char *const *m = string_members; *m; m++)
+		if (!strncmp(n, *m, strlen(*m)) && n[strlen(*m)])
+			return 1;
+	for (const char *const *h = helpers; *h; h++)
+		if (!strcmp(n, *h))
+			return 1;
+	return 0;
+}
+
 static void problem(struct objcheck_list *out, const char *fmt, ...)
 {
 	if (out->count < out->max) {
@@ -438,6 +469,17 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 		if (!reserved && (in_list(r->kernels, n) || is_stub(n) ||
 				  mangled))
 			continue; /* kernels, stubs, the student's own C++ */
+		if (bind == STB_WEAK && mangled && !in_list(r->harness_symbols, n) &&
+		    objcheck_library_name(n)) {
+			problem(out,
+				"compiles its own copy of the library function "
+				"%s (an inline function of a header, such as "
+				"std::to_string): the program's one copy of it "
+				"would be the file's, for the harness's code "
+				"too; write numbers into text with snprintf "
+				"into a char buffer instead", n);
+			continue;
+		}
 		problem(out,
 			"defines the global symbol %s: a kernel file may define "
 			"only its kernels and the launcher (%s); it would "
@@ -457,7 +499,8 @@ static void check_undefined(const struct elf *e, struct objcheck_list *out)
 			continue;
 		const char *n = sym_name(e, s);
 		if (in_list(allowed_calls, n) ||
-		    in_list(registration_calls, n) || std_exception_ref(n))
+		    in_list(registration_calls, n) || std_exception_ref(n) ||
+		    std_string_ref(n))
 			continue;
 		problem(out,
 			"calls or uses %s, which is not on the list of functions "

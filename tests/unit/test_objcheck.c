@@ -537,6 +537,48 @@ int main(void)
 	CHECK(n == 1 && strstr(got, "_ZNSt13runtime_errorC1EPKc"),
 	      "defining a <stdexcept> member is still reserved (%s)", got);
 
+	/* an error check's message built as a std::string: libstdc++'s own
+	 * members, its throw helpers, operator new/delete (2026-11-27) */
+	n = check_text("stdstring",
+		       "void app(void *, const char *) __asm__(\"_ZNSt7__cxx1112"
+		       "basic_stringIcSt11char_traitsIcESaIcEE6appendEPKc\");\n"
+		       "unsigned long sz(const void *) __asm__(\"_ZNKSt7__cxx11"
+		       "12basic_stringIcSt11char_traitsIcESaIcEE4sizeEv\");\n"
+		       "void *nw(unsigned long) __asm__(\"_Znwm\");\n"
+		       "void len(const char *) __asm__(\"_ZSt20__throw_length_"
+		       "errorPKc\");\n"
+		       "void saxpy(void) { char s[32]; app(s, \"x\"); "
+		       "if (sz(s) > 9) len(\"long\"); nw(8); }\n",
+		       got, sizeof(got));
+	CHECK(n == 0, "calling std::string's members, its throw helpers and "
+		      "operator new is fine (%d: %s)", n, got);
+	n = check_text("wstring",
+		       "void app(void *, const int *) __asm__(\"_ZNSt7__cxx1112"
+		       "basic_stringIwSt11char_traitsIwESaIwEE6appendEPKw\");\n"
+		       "void saxpy(void) { char s[32]; app(s, 0); }\n",
+		       got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "calls or uses _ZNSt7__cxx1112basic_stringIw"),
+	      "only std::string (char), not other basic_strings (%s)", got);
+	n = check_text("to_string",
+		       "__attribute__((weak)) void ts(void *o, int v) "
+		       "__asm__(\"_ZNSt7__cxx119to_stringEi\");\n"
+		       "__attribute__((weak)) void ts(void *o, int v) "
+		       "{ *(int *)o = v; }\n"
+		       "void saxpy(void) {}\n", got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "its own copy of the library function "
+				    "_ZNSt7__cxx119to_stringEi") &&
+		      strstr(got, "snprintf"),
+	      "a weak copy of std::to_string is refused, naming snprintf (%s)",
+	      got);
+	n = check_text("string_member_def",
+		       "void app(void) __asm__(\"_ZNSt7__cxx1112basic_stringIc"
+		       "St11char_traitsIcESaIcEE6appendEPKc\");\n"
+		       "void app(void) {}\nvoid saxpy(void) {}\n",
+		       got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "defines the global symbol "
+				    "_ZNSt7__cxx1112basic_string"),
+	      "defining a std::string member is still reserved (%s)", got);
+
 	n = check_text("mine", "void _Z6helperv(void) {}\nvoid saxpy(void) {}\n",
 		       got, sizeof(got));
 	CHECK(n == 0, "a C++ function of the student's own is fine (%s)", got);
