@@ -41,7 +41,11 @@
  *     no system-call instruction.
  * The scan ignores comments and the contents of strings, and knows member
  * access: `block.sync()` or `tile.thread_rank()` are fine, a variable called
- * `read` is not flagged unless it is called or its address is taken.
+ * `read` is not flagged unless it is called or its address is taken, and
+ * not even then when the file declares a function of its own by that
+ * name (`__device__ float read(const float *p)`, 2026-11-27: the object
+ * check refuses any reference to the C library's read or write; main
+ * stays refused).
  *
  * This check reads text, and text can be spelled past any word list (line
  * splices, digit separators, digraphs, asm labels): it is only the early,

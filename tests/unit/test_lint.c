@@ -50,6 +50,19 @@ int main(void)
 	rejects("main", "#include \"saxpy.h\"\nint main() { return 0; }\n", 2,
 		"main()");
 	rejects("system", "void f() {\n  system(\"id\");\n}\n", 2, "system");
+	/* a device helper of the file's own named like a C library call
+	 * (2026-11-27): the object check refuses the C library's */
+	accepts("device helpers of the file's own named read and write",
+		"__device__ __forceinline__ float read(const float *p, int i)"
+		" { return p[i]; }\n"
+		"__device__ void write(float *p, int i, float v) { p[i] = v; }\n"
+		"__global__ void k(float *y) { write(y, 0, read(y, 1)); }\n");
+	rejects("read called with no declaration of the file's own",
+		"void f(char *b) {\n  return read(0, b, 8);\n}\n", 2, "read");
+	rejects("write after return, declared nowhere",
+		"int f(char *b) {\n  return write(1, b, 8); }\n", 2, "write");
+	rejects("main, even declared by the file",
+		"int main(void);\nvoid f() { main(); }\n", 1, "main");
 	rejects("::system", "void f() { ::system(\"id\"); }\n", 1, "system");
 	rejects("std::exit", "void f() { std::exit(0); }\n", 1, "exit");
 	rejects("std::thread", "#include <cstdio>\nstd::thread t;\n", 2,
