@@ -1346,7 +1346,8 @@ static int link_step(struct compile_batch *cb, size_t i, char *missing,
 		return 0;
 	/* nothing of the student's object runs before the fork (objcheck.h) */
 	char err[PATH_MAX + 128];
-	if (objcheck_defer_registration(j->obj, err, sizeof(err)) < 0) {
+	if (objcheck_defer_registration(j->obj, err, sizeof(err)) < 0 ||
+	    objcheck_hide_library_copies(j->obj, err, sizeof(err)) < 0) {
 		strbuf_addf(&b->log, "%s\n", err);
 		return 0;
 	}
@@ -1355,8 +1356,13 @@ static int link_step(struct compile_batch *cb, size_t i, char *missing,
 	snprintf(link_log, sizeof(link_log), "%s/link.log", j->tmp);
 	const struct runtime_objects *ro = &cb->ro;
 	const char *argv[] = {
-		env->nvcc, cb->fl.arch, "-o", exe_tmp, j->obj, ro->lab, ro->rt,
+		/* the harness's objects first: where they and the student's
+		 * have the same weak or COMDAT definition (the C++
+		 * personality's pointer, DW.ref.__gxx_personality_v0), the
+		 * linker keeps the first, the judge's (red team, 2026-11-27) */
+		env->nvcc, cb->fl.arch, "-o", exe_tmp, ro->lab, ro->rt,
 		ro->driver, ro->stats, ro->event, ro->gpulock, ro->gpustate,
+		j->obj,
 		"-Xlinker=--wrap=__cudaLaunchKernel",
 		"-Xlinker=--wrap=cudaLaunchKernel",
 		"-Xlinker=--wrap=cudaLaunchKernelExC",

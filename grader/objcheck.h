@@ -181,7 +181,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-31"
+#define OBJCHECK_RULES "objcheck-32"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
@@ -242,6 +242,21 @@ int objcheck_library_name(const char *n);
  */
 #define REGISTRATION_SECTION "hx_register" /* as long as ".init_array" */
 int objcheck_defer_registration(const char *path, char *err, size_t errlen);
+
+/*
+ * Make every library-named symbol the object defines (objcheck_library_name:
+ * weak copies of a header's templates and inline functions, such as
+ * std::string's constructors or std::to_string, which objcheck_object lets
+ * through only when weak and named nowhere in the judge's objects) hidden,
+ * in place, after objcheck_object found the object clean. A hidden
+ * definition is never exported from the step program, so it cannot take
+ * the place of libstdc++'s own for libstdc++'s calls; the judge's objects
+ * do not name it, and the harness's objects come first on the link line,
+ * so a copy both have is the judge's. Only the student's code reaches the
+ * student's copy (2026-11-27). Returns 0 (also when there is none), -1
+ * with err.
+ */
+int objcheck_hide_library_copies(const char *path, char *err, size_t errlen);
 
 /* Where the student's compile ran and what it may include. */
 struct objcheck_source {
