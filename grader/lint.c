@@ -68,7 +68,7 @@ static const char *const angle_ok[] = {
 	"cassert", "assert.h", "type_traits", "utility", "limits",
 	"algorithm", "cstring", "string.h", "cuda.h", "cstdlib", "stdlib.h",
 	"array", "tuple", "numeric", "initializer_list", "stdexcept", "string",
-	NULL,
+	"cinttypes", "inttypes.h", NULL,
 };
 
 /* Folders of headers a kernel file may include with <...>: CUB's block-,
@@ -404,9 +404,13 @@ static void check_ident(struct scan *s, const char *start, size_t len)
 		exit_call(s, n + 1, std_qualified);
 		return;
 	}
+	/* & takes an address after an operator or punctuator (= ( , [ {
+	 * ; ! ? :) or at the start; after a name, ), ], >, * or another &
+	 * it is a reference declarator (thread_pipe &pipe) or a binary & */
+	const char *ba = b && *b == '&' ? before(s->text, b) : NULL;
 	int address = b && *b == '&' &&
-		      !(b > s->text && (b[-1] == '&' || is_ident(b[-1]) ||
-					b[-1] == ')' || b[-1] == ']'));
+		      !(ba && (*ba == '&' || is_ident(*ba) || *ba == ')' ||
+			       *ba == ']' || *ba == '>' || *ba == '*'));
 	if (in_list(banned_anywhere, start, len) ||
 	    ((called || address || std_qualified) &&
 	     in_list(banned_calls, start, len) &&

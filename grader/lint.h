@@ -11,9 +11,10 @@
  *     every <cuda/...>: <cuda/cmath>, <cuda/atomic>), <nv/target> and the
  *     header-only C++ containers <array>, <tuple>, <numeric>,
  *     <initializer_list> and <stdexcept> (no I/O, no static initialiser;
- *     2026-11-24), and <string> (an error check's message built with
- *     operator+: the object check lets only libstdc++'s own std::string
- *     members be called, 2026-11-27) are
+ *     2026-11-24), <string> (an error check's message built with
+ *     operator+: the object check lets libstdc++'s own std::string
+ *     members be called and hides the copies of its templates, 2026-11-27)
+ *     and <cinttypes> are
  *     on it; CUB's umbrella <cub/cub.cuh> and its device-wide algorithms
  *     are not, by decision (2026-11-24): they bring <iostream>'s static
  *     initialiser and NVTX's loader (dlopen, getenv, weak C symbols), which

@@ -478,14 +478,26 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 		if (bind == STB_WEAK && mangled &&
 		    !in_list(r->harness_symbols, n) && objcheck_library_name(n))
 			continue;
-		problem(out,
-			"defines the global symbol %s: a kernel file may define "
-			"only its kernels and the launcher (%s); it would "
-			"replace the harness's or a library's own %s (make "
-			"helpers static)",
-			n, r->launchers && r->launchers[0] ? r->launchers[0]
-							    : "the launcher",
-			mangled ? "C++ symbol" : "function");
+		if (ELF64_ST_TYPE(s->st_info) == STT_OBJECT && !mangled)
+			problem(out,
+				"defines the global variable %s: a kernel file "
+				"may define only its kernels and the launcher "
+				"(%s); a variable of that name would replace "
+				"the harness's or a library's own (declare it "
+				"static, or static const)",
+				n, r->launchers && r->launchers[0]
+					   ? r->launchers[0]
+					   : "the launcher");
+		else
+			problem(out,
+				"defines the global symbol %s: a kernel file "
+				"may define only its kernels and the launcher "
+				"(%s); it would replace the harness's or a "
+				"library's own %s (make helpers static)",
+				n, r->launchers && r->launchers[0]
+					   ? r->launchers[0]
+					   : "the launcher",
+				mangled ? "C++ symbol" : "function");
 	}
 }
 
@@ -1850,7 +1862,15 @@ static int macro_harmless(struct spliced *s, int undef, char *name,
 			name[n++] = c;
 	}
 	name[n] = 0;
-	if (undef || !n || sp_peek(s, 0) == '(')
+	if (undef) { /* #undef NDEBUG, to have <cassert>'s checks: the one
+		      * macro the C standard gives the user to switch a
+		      * header (its host side calls __assert_fail only) */
+		sp_blank(s);
+		char c = sp_peek(s, 0);
+		return !strcmp(name, "NDEBUG") &&
+		       (!c || c == '\n' || (c == '/' && sp_peek(s, 1) == '/'));
+	}
+	if (!n || sp_peek(s, 0) == '(')
 		return 0;
 	/* a body of numbers, parentheses and operators only, (1 << 20) or
 	 * -1 (2026-11-27: since objcheck-19 no host-assembly rule goes by

@@ -156,8 +156,11 @@ static void check_host_ii(const char *text, const char *source_base,
  * single-number body. */
 static int harmless_definition(const char *p, const char *end, int undef)
 {
-	if (undef)
-		return 0;
+	if (undef) { /* only #undef NDEBUG (<cassert>'s switch) */
+		while (end > p && isspace((unsigned char)end[-1]))
+			end--;
+		return end - p == 6 && !strncmp(p, "NDEBUG", 6);
+	}
 	while (p < end && (isalnum((unsigned char)*p) || *p == '_' ||
 			   *p == '$' || (unsigned char)*p >= 0x80))
 		p++;

@@ -61,6 +61,13 @@ int main(void)
 		"void f(char *b) {\n  return read(0, b, 8);\n}\n", 2, "read");
 	rejects("write after return, declared nowhere",
 		"int f(char *b) {\n  return write(1, b, 8); }\n", 2, "write");
+	accepts("a reference parameter named pipe (a declarator, not &)",
+		"__device__ void issue(thread_pipe &pipe, int k) { }\n"
+		"__device__ void two(const thread_pipe & pipe) { }\n");
+	rejects("the address of pipe after =",
+		"void f() {\n  void *p = & pipe;\n}\n", 2, "pipe");
+	rejects("the address of pipe as an argument",
+		"void f() {\n  g(1, &pipe);\n}\n", 2, "pipe");
 	rejects("main, even declared by the file",
 		"int main(void);\nvoid f() { main(); }\n", 1, "main");
 	rejects("::system", "void f() { ::system(\"id\"); }\n", 1, "system");

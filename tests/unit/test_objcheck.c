@@ -1003,6 +1003,10 @@ int main(void)
 			 "numbers and operators before (2026-11-27)", "", 0, 0},
 			{"#define N (1 << SHIFT)\n#include <cstdio>\n",
 			 "a name among the operators before", "#define N", 1, 1},
+			{"#undef NDEBUG // asserts on\n#include <cassert>\n",
+			 "#undef NDEBUG before <cassert> (2026-11-27)", "", 0, 0},
+			{"#undef NDEBUG_X\n#include <cassert>\n",
+			 "another #undef before", "#undef NDEBUG_X", 1, 1},
 			{"#ifndef G\n#define G\n#include <cstdio>\n#endif\n"
 			 "#define B 256 // block\n#define E /* c */\n"
 			 "#include \"saxpy.h\"\n#undef B\n#define C(x) asm(x)\n",

@@ -150,6 +150,13 @@ static const struct want cases[] = {
 	{"a function-like macro before an include",
 	 "#define F(x) x\n#include <numeric>\n",
 	 "#define F before the #include"},
+	{"#undef NDEBUG before <cassert> (its switch, 2026-11-27)",
+	 "#undef NDEBUG\n#include <cassert>\nint f(int a) { assert(a); "
+	 "return a; }\n",
+	 NULL},
+	{"#undef NDEBUGX before an include",
+	 "#undef NDEBUGX\n#include <cassert>\n",
+	 "#undef NDEBUGX before the #include"},
 	{"a macro before an include, spelt with a splice and a comment",
 	 "#def\\\nine /* c */ X \\\n (1 + Y)\n#include <numeric>\n",
 	 "#define X before the #include"},
