@@ -960,7 +960,18 @@ static void check_included(const char *name, size_t len,
 	size_t rl = strlen(src->root);
 	if (strncmp(real, src->root, rl) || real[rl] != '/')
 		return; /* system and CUDA headers, the student's own folder */
-	for (const char *const *ok = src->include_ok; ok && *ok; ok++) {
+	/* in an allowed folder, headers only (and the student's file
+	 * itself): the lab's folder also holds
+	 * its harness.cu, lab.json and the other steps' files, which the
+	 * sandbox hides but --unsandboxed does not (red team, 2026-11-27:
+	 * the lint was then the only rule) */
+	const char *ext = strrchr(real, '.'), *base = strrchr(real, '/');
+	int header = (ext && (!strcmp(ext, ".h") || !strcmp(ext, ".cuh") ||
+			      !strcmp(ext, ".hpp"))) ||
+		     (src->source_base && base &&
+		      !strcmp(base + 1, src->source_base)); /* the file */
+	for (const char *const *ok = src->include_ok; header && ok && *ok;
+	     ok++) {
 		size_t ol = strlen(*ok);
 		if (!strncmp(real, *ok, ol) && real[ol] == '/' &&
 		    !strchr(real + ol + 1, '/'))

@@ -901,6 +901,19 @@ int main(void)
 	CHECK(n == 1 && strstr(got, "includes solutions/saxpy_v5.cu"),
 	      "a file of the instructor's tree outside the lab's folder is "
 	      "named (%s)", got);
+	snprintf(hdr, sizeof(hdr), "%s/lab.json", lab);
+	touch(hdr);
+	snprintf(text, sizeof(text),
+		 "# 1 \"/tmp/s/saxpy_v1.cu\"\n"
+		 "# 1 \"labs/saxpy/lab.json\" 1\n"
+		 "int saxpy(int);\n"
+		 "# 1 \"labs/saxpy/saxpy.h\" 1\n"
+		 "int saxpy(int);\n"
+		 "# 2 \"/tmp/s/saxpy_v1.cu\" 2\n");
+	n = host_problems(text, root, ok, got, sizeof(got));
+	CHECK(n == 1 && strstr(got, "includes labs/saxpy/lab.json"),
+	      "in the lab's folder only headers may be included: lab.json "
+	      "is named, saxpy.h is not (%d: %s)", n, got);
 
 	headers_bring_no_host_asm();
 	registration_holds_only_registration();
