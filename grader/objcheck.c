@@ -1,6 +1,7 @@
 /* objcheck — see objcheck.h for the rules. One read of the object into
  * memory, every offset checked against its size before use. */
 #include "objcheck.h"
+#include "ppview.h"
 #include "strbuf.h"
 
 #include <ctype.h>
@@ -1881,8 +1882,31 @@ static int macro_harmless(struct spliced *s, int undef, char *name,
 		return !strcmp(name, "NDEBUG") &&
 		       (!c || c == '\n' || (c == '/' && sp_peek(s, 1) == '/'));
 	}
-	if (!n || sp_peek(s, 0) == '(')
+	if (!n)
 		return 0;
+	if (sp_peek(s, 0) == '(') { /* function-like: its line, one space
+				     * for each run of blanks and comments */
+		char def[512];
+		size_t d = (size_t)snprintf(def, sizeof(def), "%s", name);
+		for (;;) {
+			char c = sp_peek(s, 0);
+			if (c == ' ' || c == '\t' || (c == '/' &&
+						      sp_peek(s, 1) == '*')) {
+				sp_blank(s);
+				c = ' ';
+			} else if (!c || c == '\n' ||
+				   (c == '/' && sp_peek(s, 1) == '/')) {
+				break;
+			} else {
+				sp_next(s);
+			}
+			if (d + 1 >= sizeof(def))
+				return 0;
+			def[d++] = c;
+		}
+		def[d] = 0;
+		return ppview_function_macro_harmless(def, def + d);
+	}
 	/* a body of numbers, parentheses and operators only, (1 << 20) or
 	 * -1 (2026-11-27: since objcheck-19 no host-assembly rule goes by
 	 * which file a line comes from, and such a body names nothing a

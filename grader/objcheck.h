@@ -181,15 +181,16 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-36"
+#define OBJCHECK_RULES "objcheck-37"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
  * rules on GCC's output (ppview.h), which say the same. */
 #define OBJCHECK_MACRO_WHY                                                   \
 	"a macro changes the headers included after it; move it below the "  \
-	"#includes (only an empty one, e.g. NDEBUG, or numbers and "         \
-	"operators, e.g. (1 << 20), may come first)"
+	"#includes (only an empty one, e.g. NDEBUG, numbers and operators, " \
+	"e.g. (1 << 20), a function-like one of its parameters and "        \
+	"operators, or #undef NDEBUG may come first)"
 #define OBJCHECK_LINE_DIRECTIVE                                              \
 	"a line directive (#line or a line marker # N \"file\"): a kernel "    \
 	"file may not say its lines come from another file (the check for "  \
@@ -287,8 +288,9 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 /*
  * Check the student's own source text: no #line directive, no GNU line
  * marker (# N "file"), no #ident/#sccs, and before an #include no #undef
- * and no #define but an empty one or one of numbers and operators (see
- * above), however
+ * but of NDEBUG and no #define but an empty one, one of numbers and
+ * operators, or a function-like one of its parameters and operators
+ * (ppview_function_macro_harmless; see above), however
  * spelt
  * (line splices inside, comments between the tokens, %: or ??= for #).
  * A problem per directive found

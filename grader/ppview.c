@@ -151,11 +151,78 @@ static void check_host_ii(const char *text, const char *source_base,
 	}
 }
 
+int ppview_function_macro_harmless(const char *p, const char *end)
+{
+	static const char *const words[] = {
+		"asm", "sizeof", "alignof", "alignas", "decltype", "noexcept",
+		"static_assert", "typeid", "operator", "throw", "return", "if",
+		"while", "for", "switch", "new", "delete", "defined", "main",
+		NULL,
+	};
+	const char *name = p;
+	while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+		p++;
+	size_t nlen = (size_t)(p - name);
+	if (!nlen || *name == '_' || p >= end || *p != '(')
+		return 0;
+	for (const char *const *w = words; *w; w++)
+		if (strlen(*w) == nlen && !strncmp(name, *w, nlen))
+			return 0;
+	/* the parameters: names and commas */
+	const char *params = ++p;
+	while (p < end && *p != ')') {
+		if (!(isalnum((unsigned char)*p) || *p == '_' || *p == ',' ||
+		      *p == ' '))
+			return 0;
+		p++;
+	}
+	if (p >= end)
+		return 0;
+	const char *params_end = p++;
+	/* the body: the parameters, numbers, parentheses and operators */
+	while (p < end) {
+		if (*p == ' ' || *p == '\t' || strchr("()+-*/%<>&|^~?:!=", *p)) {
+			p++;
+		} else if (isdigit((unsigned char)*p) ||
+			   (*p == '.' && p + 1 < end &&
+			    isdigit((unsigned char)p[1]))) {
+			p++;
+			while (p < end &&
+			       (isalnum((unsigned char)*p) || *p == '.' ||
+				*p == '_' || *p == '\'' ||
+				((*p == '+' || *p == '-') &&
+				 strchr("eEpP", p[-1]))))
+				p++;
+		} else if (isalpha((unsigned char)*p) || *p == '_') {
+			const char *w = p;
+			while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+				p++;
+			size_t wl = (size_t)(p - w);
+			int param = 0;
+			for (const char *q = params; q < params_end && !param;) {
+				while (q < params_end && (*q == ',' || *q == ' '))
+					q++;
+				const char *qs = q;
+				while (q < params_end && *q != ',' && *q != ' ')
+					q++;
+				param = (size_t)(q - qs) == wl &&
+					!strncmp(qs, w, wl);
+			}
+			if (!param)
+				return 0;
+		} else {
+			return 0; /* a string, #, ##, a comma, a brace ... */
+		}
+	}
+	return 1;
+}
+
 /* A macro as GCC's -dD prints it (p after "#define " or "#undef "):
  * harmless before an #include when object-like with an empty or
  * single-number body. */
 static int harmless_definition(const char *p, const char *end, int undef)
 {
+	const char *name_start = p;
 	if (undef) { /* only #undef NDEBUG (<cassert>'s switch) */
 		while (end > p && isspace((unsigned char)end[-1]))
 			end--;
@@ -164,8 +231,8 @@ static int harmless_definition(const char *p, const char *end, int undef)
 	while (p < end && (isalnum((unsigned char)*p) || *p == '_' ||
 			   *p == '$' || (unsigned char)*p >= 0x80))
 		p++;
-	if (p < end && *p == '(')
-		return 0; /* function-like */
+	if (p < end && *p == '(') /* function-like */
+		return ppview_function_macro_harmless(name_start, end);
 	/* numbers, parentheses and operators only: (1 << 20), -1 */
 	while (p < end) {
 		if (*p == ' ' || strchr("()+-*/%<>&|^~", *p)) {

@@ -96,6 +96,17 @@ struct ppview_input {
 
 void ppview_check(const struct ppview_input *in, struct objcheck_list *out);
 
+/* Whether a function-like macro, p..end being its name, parameters and
+ * body on one line without comments, is harmless before an #include: a
+ * name that is neither reserved (a leading _) nor a keyword GCC gives a
+ * meaning to, and a body of its own parameters, numbers, parentheses and
+ * operators only (#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))). Such a
+ * macro names nothing new; it can only rearrange what a header passes it,
+ * and host assembly is judged by what it is wherever it comes from
+ * (objcheck_host_source). Shared by ppview's rule 5 and the object check's
+ * directive scan (2026-11-27, honest-code tester). */
+int ppview_function_macro_harmless(const char *p, const char *end);
+
 /* The flags added to nvcc's host preprocessing command for the view
  * (after it, "-o" and the view's path), NULL-terminated. */
 extern const char *const ppview_flags[];

@@ -1003,9 +1003,22 @@ int main(void)
 			 "#inc\\\nlude <numeric>\n",
 			 "a keyword's macro before a spliced #include",
 			 "#define namespace", 1, 1},
-			{"#define F(x) x\n%:include <cstdio>\n",
+			{"#define F(x) g(x)\n%:include <cstdio>\n",
 			 "a function-like macro before a digraph include",
 			 "#define F", 1, 1},
+			{"#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))\n"
+			 "#define MAX(a,b) /* c */ ((a) > (b) ? (a) : (b))\n"
+			 "#include <cstdio>\n",
+			 "function-like macros of their parameters and "
+			 "operators before (2026-11-27)", "", 0, 0},
+			{"#define _F(x) (x)\n#include <cstdio>\n",
+			 "a reserved name's function-like macro", "#define _F",
+			 1, 1},
+			{"#define decltype(x) (x)\n#include <cstdio>\n",
+			 "a keyword's function-like macro", "#define decltype",
+			 1, 1},
+			{"#define S(x) #x\n#include <cstdio>\n",
+			 "a stringizing macro", "#define S", 1, 1},
 			{"#define S \"s\"\n#include_next <cstdio>\n",
 			 "a string before #include_next", "#define S", 1, 1},
 			{"#define EPS 1e-6f\n#define H 0x1p-3\n#define K 1'000\n"

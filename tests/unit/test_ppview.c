@@ -148,8 +148,16 @@ static const struct want cases[] = {
 	 "<numeric>\n",
 	 "#undef _GLIBCXX_END_NAMESPACE_VERSION before the #include"},
 	{"a function-like macro before an include",
-	 "#define F(x) x\n#include <numeric>\n",
+	 "#define F(x) g(x)\n#include <numeric>\n",
 	 "#define F before the #include"},
+	{"function-like macros of parameters and operators (2026-11-27)",
+	 "#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))\n"
+	 "#define MAX(a,b) ((a) > (b) ? (a) : (b))\n#include <numeric>\n"
+	 "int f(int a) { return CEIL_DIV(a, 4) + MAX(a, 1); }\n",
+	 NULL},
+	{"a function-like macro with a reserved name",
+	 "#define __x(a) (a)\n#include <numeric>\n",
+	 "#define __x before the #include"},
 	{"#undef NDEBUG before <cassert> (its switch, 2026-11-27)",
 	 "#undef NDEBUG\n#include <cassert>\nint f(int a) { assert(a); "
 	 "return a; }\n",
