@@ -128,6 +128,7 @@ struct scan {
 	struct lint_problem *out;
 	int max, count, line;
 	int in_asm; /* after asm/__asm/__asm__, up to the next ; or } */
+	int cond_depth; /* #if/#ifdef/#ifndef blocks open */
 };
 
 static int in_list(const char *const *list, const char *s, size_t len)
@@ -262,6 +263,12 @@ static const char *directive(struct scan *s, const char *p)
 	while (is_ident(*p))
 		p++;
 	size_t len = (size_t)(p - w);
+	if ((len == 2 && !strncmp(w, "if", 2)) ||
+	    (len == 5 && !strncmp(w, "ifdef", 5)) ||
+	    (len == 6 && !strncmp(w, "ifndef", 6)))
+		s->cond_depth++;
+	else if (len == 5 && !strncmp(w, "endif", 5) && s->cond_depth > 0)
+		s->cond_depth--;
 	if ((len == 7 && !strncmp(w, "include", 7)) ||
 	    (len == 12 && !strncmp(w, "include_next", 12)) ||
 	    (len == 6 && !strncmp(w, "import", 6))) {
@@ -416,7 +423,11 @@ static void check_ident(struct scan *s, const char *start, size_t len)
 	     in_list(banned_calls, start, len) &&
 	     (std_qualified || !declares_own(s->text, start, len))) ||
 	    (std_qualified && in_list(banned_std, start, len))) {
-		if (len == 4 && !strncmp(start, "main", 4))
+		if (len == 4 && !strncmp(start, "main", 4) && s->cond_depth)
+			; /* a test driver under #ifdef STANDALONE, published
+			   * style: the object check refuses a main that is
+			   * compiled in ("defines the global symbol main") */
+		else if (len == 4 && !strncmp(start, "main", 4))
 			problem(s, s->line,
 				"defines or calls main(): the harness owns the "
 				"program; a kernel file has kernels and the "
@@ -468,7 +479,7 @@ int lint_text(const char *text, const char *const *quoted_ok,
 	      struct lint_problem *out, int max)
 {
 	static const char *const none[] = {NULL};
-	struct scan s = {text, quoted_ok ? quoted_ok : none, out, max, 0, 1, 0};
+	struct scan s = {text, quoted_ok ? quoted_ok : none, out, max, 0, 1, 0, 0};
 	int line_start = 1, raw_next = 0; /* a raw-string prefix just read */
 	const char *p = text;
 	if (!strncmp(p, "\xEF\xBB\xBF", 3))

@@ -20,7 +20,9 @@
  *     initialiser and NVTX's loader (dlopen, getenv, weak C symbols), which
  *     the object check must refuse, so the message names the block-level
  *     headers to include instead. Thrust and <iostream> stay off the list;
- *   - defines or calls a host entry point or hook: main, constructors and
+ *   - defines or calls a host entry point or hook: main (not under an
+ *     #if/#ifdef: a published test driver; the object check refuses a
+ *     main compiled in), constructors and
  *     destructors (__attribute__((constructor)), init_priority), atexit;
  *   - names a process, file, network, environment or exit function (system,
  *     fork, exec*, fopen, open, socket, dlopen, getenv, _exit, ...), or

@@ -68,6 +68,11 @@ int main(void)
 		"void f() {\n  void *p = & pipe;\n}\n", 2, "pipe");
 	rejects("the address of pipe as an argument",
 		"void f() {\n  g(1, &pipe);\n}\n", 2, "pipe");
+	accepts("main under #ifdef (a test driver that is off: the object "
+		"check refuses one compiled in)",
+		"#ifdef STANDALONE_TEST\nint main() { return 0; }\n#endif\n");
+	rejects("main after the #endif",
+		"#ifdef X\n#endif\nint main() { return 0; }\n", 3, "main");
 	rejects("main, even declared by the file",
 		"int main(void);\nvoid f() { main(); }\n", 1, "main");
 	rejects("::system", "void f() { ::system(\"id\"); }\n", 1, "system");
