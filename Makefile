@@ -37,7 +37,7 @@ GRADER_SRC := grader/paths.c grader/hash.c grader/compiler_report.c \
               grader/ptx.c grader/build.c grader/device.c grader/grade.c \
               grader/report.c grader/results.c grader/verdict.c grader/profiler.c \
               grader/lint.c grader/sandbox.c grader/batch.c grader/gradebook.c grader/fsutil.c \
-              grader/explain.c grader/roofline.c grader/sass.c grader/calibration.c grader/objcheck.c grader/ppview.c
+              grader/explain.c grader/roofline.c grader/sass.c grader/calibration.c grader/objcheck.c grader/objcheck_host.c grader/objcheck_text.c grader/ppview.c
 UI_SRC     := ui/canvas.c ui/state.c ui/draw.c ui/render.c ui/panel_header.c \
               ui/panel_steps.c ui/panel_details.c ui/panel_explain.c ui/panel_help.c \
               ui/panel_class.c ui/class_view.c \

@@ -1,5 +1,8 @@
 /*
  * objcheck — what a student's compiled file may define and call.
+ * Three parts, one contract (this header): objcheck.c reads the object,
+ * objcheck_host.c nvcc's host translation unit, objcheck_text.c the
+ * student's own text (objcheck_private.h is what they share).
  *
  * The text lint (lint.h) reads what the student wrote; this module reads
  * what the compiler made of it, so no spelling trick (line splices, digit
