@@ -151,6 +151,31 @@ static void check_host_ii(const char *text, const char *source_base,
 	}
 }
 
+/* Past a run of blanks, pp-numbers (1e-6f, 0x1p-3, 1'000) and the
+ * characters of ops, from p; where the run stops (end at the end). */
+static const char *numbers_and_operators(const char *p, const char *end,
+					 const char *ops)
+{
+	while (p < end) {
+		if (*p == ' ' || *p == '\t' || strchr(ops, *p)) {
+			p++;
+		} else if (isdigit((unsigned char)*p) ||
+			   (*p == '.' && p + 1 < end &&
+			    isdigit((unsigned char)p[1]))) {
+			p++;
+			while (p < end &&
+			       (isalnum((unsigned char)*p) || *p == '.' ||
+				*p == '_' || *p == '\'' ||
+				((*p == '+' || *p == '-') &&
+				 strchr("eEpP", p[-1]))))
+				p++;
+		} else {
+			break;
+		}
+	}
+	return p;
+}
+
 int ppview_function_macro_harmless(const char *p, const char *end)
 {
 	static const char *const words[] = {
@@ -180,20 +205,8 @@ int ppview_function_macro_harmless(const char *p, const char *end)
 		return 0;
 	const char *params_end = p++;
 	/* the body: the parameters, numbers, parentheses and operators */
-	while (p < end) {
-		if (*p == ' ' || *p == '\t' || strchr("()+-*/%<>&|^~?:!=", *p)) {
-			p++;
-		} else if (isdigit((unsigned char)*p) ||
-			   (*p == '.' && p + 1 < end &&
-			    isdigit((unsigned char)p[1]))) {
-			p++;
-			while (p < end &&
-			       (isalnum((unsigned char)*p) || *p == '.' ||
-				*p == '_' || *p == '\'' ||
-				((*p == '+' || *p == '-') &&
-				 strchr("eEpP", p[-1]))))
-				p++;
-		} else if (isalpha((unsigned char)*p) || *p == '_') {
+	while ((p = numbers_and_operators(p, end, "()+-*/%<>&|^~?:!=")) < end) {
+		if (isalpha((unsigned char)*p) || *p == '_') {
 			const char *w = p;
 			while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
 				p++;
@@ -234,24 +247,7 @@ static int harmless_definition(const char *p, const char *end, int undef)
 	if (p < end && *p == '(') /* function-like */
 		return ppview_function_macro_harmless(name_start, end);
 	/* numbers, parentheses and operators only: (1 << 20), -1 */
-	while (p < end) {
-		if (*p == ' ' || strchr("()+-*/%<>&|^~", *p)) {
-			p++;
-		} else if (isdigit((unsigned char)*p) ||
-			   (*p == '.' && p + 1 < end &&
-			    isdigit((unsigned char)p[1]))) {
-			p++;
-			while (p < end &&
-			       (isalnum((unsigned char)*p) || *p == '.' ||
-				*p == '_' || *p == '\'' ||
-				((*p == '+' || *p == '-') &&
-				 strchr("eEpP", p[-1]))))
-				p++;
-		} else {
-			return 0;
-		}
-	}
-	return 1;
+	return numbers_and_operators(p, end, "()+-*/%<>&|^~") == end;
 }
 
 static int starts(const char *p, const char *end, const char *w)
