@@ -1347,7 +1347,7 @@ static int link_step(struct compile_batch *cb, size_t i, char *missing,
 	/* nothing of the student's object runs before the fork (objcheck.h) */
 	char err[PATH_MAX + 128];
 	if (objcheck_defer_registration(j->obj, err, sizeof(err)) < 0 ||
-	    objcheck_hide_library_copies(j->obj, err, sizeof(err)) < 0) {
+	    objcheck_hide_definitions(j->obj, err, sizeof(err)) < 0) {
 		strbuf_addf(&b->log, "%s\n", err);
 		return 0;
 	}

@@ -472,12 +472,16 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 			continue; /* kernels, stubs, the student's own C++ */
 		/* a header's template or inline function the compiler
 		 * emitted (std::string's constructor from a const char *,
-		 * std::to_string, operator+): weak, named nowhere in the
-		 * judge's objects, and made hidden before the link
-		 * (objcheck_hide_library_copies), so only the student's own
+		 * std::to_string, operator+): weak, in a COMDAT group (as the
+		 * compiler puts every such copy; a student's own weak
+		 * definition of __cxxabiv1::...::__do_catch is not), named
+		 * nowhere in the judge's objects, and made hidden before the
+		 * link (objcheck_hide_definitions), so only the student's own
 		 * code can reach it */
 		if (bind == STB_WEAK && mangled &&
-		    !in_list(r->harness_symbols, n) && objcheck_library_name(n))
+		    !in_list(r->harness_symbols, n) &&
+		    objcheck_library_name(n) && s->st_shndx < e->nsec &&
+		    (e->sh[s->st_shndx].sh_flags & SHF_GROUP))
 			continue;
 		if (ELF64_ST_TYPE(s->st_info) == STT_OBJECT && !mangled)
 			objcheck_add(out,
@@ -821,7 +825,7 @@ int objcheck_defer_registration(const char *path, char *err, size_t errlen)
 	return rc;
 }
 
-int objcheck_hide_library_copies(const char *path, char *err, size_t errlen)
+int objcheck_hide_definitions(const char *path, char *err, size_t errlen)
 {
 	struct elf e;
 	if (elf_open(&e, path, err, errlen) < 0)
@@ -831,7 +835,7 @@ int objcheck_hide_library_copies(const char *path, char *err, size_t errlen)
 		Elf64_Sym *s = (Elf64_Sym *)&e.sym[i];
 		if (s->st_shndx == SHN_UNDEF || !s->st_name ||
 		    ELF64_ST_BIND(s->st_info) == STB_LOCAL ||
-		    !objcheck_library_name(sym_name(&e, s)))
+		    ELF64_ST_VISIBILITY(s->st_other) == STV_HIDDEN)
 			continue;
 		s->st_other = (unsigned char)((s->st_other & ~0x3) |
 					      STV_HIDDEN);

@@ -184,7 +184,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-37"
+#define OBJCHECK_RULES "objcheck-38"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
@@ -248,19 +248,21 @@ int objcheck_library_name(const char *n);
 int objcheck_defer_registration(const char *path, char *err, size_t errlen);
 
 /*
- * Make every library-named symbol the object defines (objcheck_library_name:
- * weak copies of a header's templates and inline functions, such as
- * std::string's constructors or std::to_string, which objcheck_object lets
- * through only when weak and named nowhere in the judge's objects) hidden,
- * in place, after objcheck_object found the object clean. A hidden
- * definition is never exported from the step program, so it cannot take
- * the place of libstdc++'s own for libstdc++'s calls; the judge's objects
- * do not name it, and the harness's objects come first on the link line,
- * so a copy both have is the judge's. Only the student's code reaches the
- * student's copy (2026-11-27). Returns 0 (also when there is none), -1
- * with err.
+ * Make every symbol the object defines hidden, in place, after
+ * objcheck_object found the object clean: a hidden definition is linked
+ * within the step program as before (the judge calls the launchers, the
+ * registration names the stubs) but never exported from it, so no shared
+ * library, libstdc++ or one the judge opens later (libcuda, NVML), can
+ * bind to anything of the student's. This is what keeps the weak copies
+ * of a header's templates and inline functions that objcheck_object lets
+ * through (std::string's constructors, std::to_string: in a COMDAT group,
+ * named nowhere in the judge's objects) from taking libstdc++'s place;
+ * the harness's objects come first on the link line, so a copy both have
+ * is the judge's. Only the student's code reaches the student's
+ * definitions (2026-11-27). Returns 0 (also when there is none), -1 with
+ * err.
  */
-int objcheck_hide_library_copies(const char *path, char *err, size_t errlen);
+int objcheck_hide_definitions(const char *path, char *err, size_t errlen);
 
 /* Where the student's compile ran and what it may include. */
 struct objcheck_source {

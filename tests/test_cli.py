@@ -1503,6 +1503,48 @@ def registration_after_fork(t, exe):
                  [hex(v) for v in sorted(sti)]))
 
 
+def student_symbols_not_exported(t, state):
+    """Nothing the student's object defines is exported from the step
+    program (grader/objcheck.h, objcheck_hide_definitions): built from the
+    honest string_message_throw.cu, whose std::string constructor template,
+    operator+ and std::to_string the compiler copies into the file, the
+    step's dynamic symbol table defines none of them and not the launcher,
+    and its symbol table has them hidden or local (a libstdc++-named copy
+    exported would take libstdc++'s own place for every caller, the
+    judge's included: red team, 2026-11-27)."""
+    env = dict(NO_GPU, CUDALAB_STATE=state)
+    path = os.path.join(hu.ROOT, "tests", "fixtures", "honest", "saxpy",
+                        "string_message_throw.cu")
+    with hu.Scratch() as s:
+        s.put(path, "saxpy_v1.cu")
+        rc, events, _ = hu.grade(["test", "saxpy", "--step", "v1", "--src",
+                                  s.path, "--build-only"], env=env)
+    exes = [x.get("exe") for x in events if x.get("event") == "compile"
+            and x.get("step") == "v1" and x.get("exe")]
+    if not exes:
+        t.record("cli: the student's definitions are not exported: the "
+                 "step builds", False, "rc=%d %s" % (rc, events[-3:]))
+        return
+    exe = os.path.realpath(exes[-1])
+    _, dyn, _ = hu.run(["nm", "-D", "--defined-only", exe], timeout=60)
+    _, sym, _ = hu.run(["readelf", "-sW", exe], timeout=60)
+    copies = [line.split()[-1] for line in sym.splitlines()
+              if re.search(r"_ZNSt7__cxx11|_ZStpl|\bsaxpy$", line)
+              and " UND " not in line]
+    exported = [line for line in dyn.splitlines()
+                if re.search(r"_ZNSt7__cxx11|_ZStpl| saxpy$", line)]
+    visible = [line for line in sym.splitlines()
+               if re.search(r"_ZNSt7__cxx11|_ZStpl|\bsaxpy$", line)
+               and " UND " not in line and " DEFAULT " in line
+               and (" GLOBAL " in line or " WEAK " in line)]
+    t.record("cli: nothing the student's object defines is exported from "
+             "the step program (its std::string copies and the launcher "
+             "are hidden or local)",
+             len(copies) >= 2 and not exported and not visible,
+             "copies=%s exported=%s visible=%s" % (copies[:6], exported,
+                                                   visible[:4]))
+
+
 def judge_without_gpu(t, state):
     """The step program is two processes (common/harness.h): without a GPU
     the judge reports one no_device error and exits 3, and the student's
@@ -1523,6 +1565,7 @@ def judge_without_gpu(t, state):
     exe = os.path.realpath(exes[-1])
     nodev = {"CUDA_VISIBLE_DEVICES": ""}
     registration_after_fork(t, exe)
+    student_symbols_not_exported(t, state)
 
     def leftovers():
         left = []
