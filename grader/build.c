@@ -21,13 +21,13 @@
 #include <unistd.h>
 
 #define CXX_STD "-std=c++17"
-/* What published device code assumes nvcc is given: constexpr host
- * functions in device code (std::numeric_limits<float>::max()). Student
- * files only. Not --extended-lambda (2026-11-27): a kernel template
- * instantiated with a __device__ lambda has a host wrapper whose name is
- * not its PTX entry's (__nv_dl_wrapper_t against the lambda's closure
- * type), so the object check would need the registration's name table
- * to tell it from other code named in nvcc's registration. */
+/* What published device code assumes nvcc is given: __device__ lambdas
+ * passed to a kernel template (thrust-style, written inline) and constexpr
+ * host functions in device code (std::numeric_limits<float>::max()).
+ * Student files only. A lambda kernel's host wrapper is named with nvcc's
+ * __nv_dl_wrapper_t, not as its PTX entry: the object check matches it by
+ * the template's name (objcheck.c, lambda_kernel_wrapper). */
+#define STUDENT_LAMBDA "--extended-lambda"
 #define STUDENT_CONSTEXPR "--expt-relaxed-constexpr"
 
 /* The flags every compile of a lab shares. */
@@ -155,7 +155,8 @@ static void hash_harness(struct content_hash *h, const struct build_env *env,
 	char path[PATH_MAX];
 	hash_str(h, env->nvcc_version);
 	hash_str(h, env->arch);
-	hash_str(h, CXX_STD " -O3 -lineinfo " STUDENT_CONSTEXPR);
+	hash_str(h, CXX_STD " -O3 -lineinfo " STUDENT_LAMBDA " "
+		    STUDENT_CONSTEXPR);
 	for (const char *const *f = common; *f; f++) {
 		snprintf(path, sizeof(path), "%s/common/%s", env->root, *f);
 		hash_str(h, *f);
@@ -1008,8 +1009,8 @@ static void compile_argv(struct compile_batch *cb, size_t i)
 	struct compile_job *j = &cb->jobs[i];
 	const struct step_build *b = &cb->steps[i];
 	strvec_pushl(&j->argv, cb->env->nvcc, cb->fl.arch, CXX_STD, "-O3",
-		     "-lineinfo", STUDENT_CONSTEXPR, cb->inc_student,
-		     cb->fl.inc_lab, NULL);
+		     "-lineinfo", STUDENT_LAMBDA, STUDENT_CONSTEXPR,
+		     cb->inc_student, cb->fl.inc_lab, NULL);
 	if (b->define[0])
 		strvec_pushf(&j->argv, "-D%s", b->define);
 	strvec_pushl(&j->argv, "-Xptxas", "-v", "--keep", "--keep-dir", j->tmp,

@@ -546,6 +546,30 @@ static void check_undefined(const struct elf *e, struct objcheck_list *out)
 /* Whether the defined function f may be named from inside nvcc's
  * registration: another registration function, a kernel's host wrapper
  * or its stub. */
+/* The host wrapper of a kernel template instantiated with a __device__
+ * lambda (nvcc --extended-lambda): its name holds nvcc's wrapper type
+ * (__nv_dl_wrapper_t, or __nv_hdl_wrapper_t for a __host__ __device__
+ * lambda) where the PTX entry holds the lambda's closure type
+ * (_Z14for_each_indexI17__nv_dl_wrapper_t... against
+ * _Z14for_each_indexIZ5saxpyEUliE_EviT_), so it is matched by the
+ * template's name: the same _Z<length><name>I as one of the kernels. */
+static int lambda_kernel_wrapper(const char *n, const char *const *kernels)
+{
+	if (strncmp(n, "_Z", 2) || !isdigit((unsigned char)n[2]) ||
+	    (!strstr(n, "17__nv_dl_wrapper_t") &&
+	     !strstr(n, "18__nv_hdl_wrapper_t")))
+		return 0;
+	char *after = NULL;
+	unsigned long len = strtoul(n + 2, &after, 10);
+	if (!after || len == 0 || strlen(after) <= len || after[len] != 'I')
+		return 0;
+	size_t prefix = (size_t)(after - n) + len + 1; /* through the I */
+	for (const char *const *k = kernels; k && *k; k++)
+		if (!strncmp(*k, n, prefix))
+			return 1;
+	return 0;
+}
+
 static int registration_target(const struct elf *e, const Elf64_Sym *f,
 			       const struct objcheck_rules *r)
 {
@@ -569,7 +593,7 @@ static int registration_target(const struct elf *e, const Elf64_Sym *f,
 		if (in_list(r->kernels, one))
 			return 1;
 	}
-	return 0;
+	return lambda_kernel_wrapper(plain, r->kernels);
 }
 
 /* A relocation inside one of nvcc's registration functions (fn): it may

@@ -187,7 +187,9 @@ static int nvcc_keep(const char *name, const char *text)
 		return -1;
 	fputs(text, f);
 	fclose(f);
+	/* the flags the grader gives a student file (build.c) */
 	snprintf(cmd, sizeof(cmd), "cd %s && nvcc -arch=sm_75 -std=c++17 -O3 "
+		 "--extended-lambda --expt-relaxed-constexpr "
 		 "--keep --keep-dir %s -c %s.cu -o %s.o > %s.log 2>&1", dir, dir,
 		 name, name, name);
 	if (system(cmd) != 0)
@@ -327,17 +329,25 @@ static void registration_holds_only_registration(void)
 			    "{ return v; } };\n"
 			    "template <class G> __global__ void kf(G g, float *p) "
 			    "{ p[0] = g(p[0]); }\n"
+			    "template <class G> __global__ void fe(int n, G g) "
+			    "{ if ((int)threadIdx.x < n) g((int)threadIdx.x); }\n"
 			    "extern \"C\" void go(float *p) { k<<<1, 1>>>(p); "
 			    "tk<float><<<1, 1>>>(p); tk<int><<<1, 1>>>((int *)p); "
 			    "ks<<<1, 1>>>(p); k_L2_hot<<<1, 1>>>(p); "
 			    "a::b::kn<64><<<1, 64>>>(p); "
-			    "ka<<<1, 1>>>(p); kf<<<1, 1>>>(F(), p); }\n",
+			    "ka<<<1, 1>>>(p); kf<<<1, 1>>>(F(), p); "
+			    "auto d = [=] __device__(int i) { p[i] = 1; }; "
+			    "fe<<<1, 32>>>(32, d); "
+			    "auto hd = [=] __host__ __device__(int i) "
+			    "{ p[i] = 2; }; fe<<<1, 32>>>(32, hd); }\n",
 			    got, sizeof(got));
 	CHECK(n == 0, "nvcc's registration of device and constant variables "
 	      "and of kernels that are templates, static (one with L2 in its "
 	      "name), in a namespace, in "
-	      "an anonymous namespace (GCC's L in the host names) or take a "
-	      "functor passes the object check (%d: %s)", n, got);
+	      "an anonymous namespace (GCC's L in the host names), take a "
+	      "functor or a __device__ or __host__ __device__ lambda "
+	      "(--extended-lambda: the host wrapper's name holds nvcc's "
+	      "wrapper type) passes the object check (%d: %s)", n, got);
 	n = real_object("operator_amp_noinline",
 			"struct S { float a; __attribute__((noinline)) S *operator&() "
 			"{ static int c; c++; return this; } };\n"
