@@ -449,7 +449,8 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 		/* the launchers, and the compiler's pointer to the C++
 		 * personality routine (weak, hidden, the same in every object) */
 		if (in_list(r->launchers, n) ||
-		    !strcmp(n, "DW.ref.__gxx_personality_v0"))
+		    (!strcmp(n, "DW.ref.__gxx_personality_v0") &&
+		     bind == STB_WEAK))
 			continue;
 		int mangled = !strncmp(n, "_Z", 2);
 		/* a static local of an inline function and its guard
@@ -593,7 +594,10 @@ static int registration_target(const struct elf *e, const Elf64_Sym *f,
 		if (in_list(r->kernels, one))
 			return 1;
 	}
-	return lambda_kernel_wrapper(plain, r->kernels);
+	/* a lambda's closure type has internal linkage, and so has every
+	 * instantiation with it */
+	return ELF64_ST_BIND(f->st_info) == STB_LOCAL &&
+	       lambda_kernel_wrapper(plain, r->kernels);
 }
 
 /* A relocation inside one of nvcc's registration functions (fn): it may

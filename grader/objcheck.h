@@ -123,8 +123,15 @@
  * name libstdc++.so.6 exports).
  * The student's own lines (as the markers tell them) get the stricter
  * rule of earlier rounds, for a message that names their line: no asm
- * token at all, no assembler-text attribute. That rule only adds
- * refusals: a forged marker moves a line to the rule above, never past it.
+ * token at all, no assembler-text attribute; and (2026-11-27) no opening
+ * of the C++ library's namespaces (namespace std {, __cxxabiv1,
+ * __gnu_cxx ...; `using namespace std;` names it, opens nothing) and no
+ * operator new or delete of the file's own: an inline member defined
+ * there is a weak COMDAT definition like a header's copies, which
+ * check_defined lets through (red team). That rule only adds refusals: a
+ * forged marker (refused itself: objcheck_line_directives) moves a line
+ * to the rule above, never past it, and every definition is hidden
+ * before the link whatever its name (objcheck_hide_definitions).
  *
  * What follows was the defence of the origin-based rule until objcheck-19.
  * It stays, now for early messages that name the student's line and for
@@ -184,7 +191,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-39"
+#define OBJCHECK_RULES "objcheck-41"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's

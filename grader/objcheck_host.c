@@ -150,6 +150,9 @@ struct host_scan {
 	 * punctuator, 0 at the start */
 	int prev;
 	int in_register;    /* `register` since the last ; { or } */
+	/* on the student's lines: 1 after `namespace`; after `operator`,
+	 * the token before it (library_definition) */
+	int after_namespace, before_operator, after_operator, after_using;
 	struct host_operator {
 		int state;  /* 1 after `operator`, 2 after `&`, 3 in its ( ),
 			       4 after them, 5 in its body */
@@ -670,6 +673,55 @@ static void host_operator_amp(struct host_scan *hs, enum host_tok kind,
 	o->state = o->state == 2 && kind == TOK_PUNCT && *s == '(' ? 3 : 0;
 }
 
+/* The C++ library's namespaces, as a student would open them. */
+static const char *const library_namespaces_src[] = {
+	"std", "__cxxabiv1", "__gnu_cxx", "abi", "__gnu_debug", "__gnu_norm",
+	"__gnu_parallel", NULL,
+};
+
+/* On the student's own lines: no definition in the C++ library's
+ * namespaces (namespace std { ... }) and no operator new or delete of the
+ * file's own (red team, 2026-11-27: an inline __cxxabiv1 member or
+ * operator new[] is a weak COMDAT definition like the copies a header
+ * makes, which the object check lets through; hidden before the link it
+ * reaches nothing of the judge's, but only that keeps it so). Called
+ * before host_prev with the token after the previous one. */
+static void library_definition(struct host_scan *hs, enum host_tok kind,
+			       const char *s, size_t len)
+{
+	if (!hs->student) {
+		hs->after_namespace = hs->after_operator = hs->after_using = 0;
+		return;
+	}
+	if (hs->after_namespace && kind == TOK_IDENT) {
+		for (const char *const *n = library_namespaces_src; *n; n++)
+			if (word_is(s, len, *n))
+				host_problem(hs,
+					     "%s:%ld: opens the C++ library's "
+					     "namespace %s: a kernel file may "
+					     "not add to it or define its "
+					     "members (put helpers in a "
+					     "namespace of your own)",
+					     hs->file, hs->line, *n);
+	}
+	if (hs->after_operator && kind == TOK_IDENT &&
+	    (word_is(s, len, "new") || word_is(s, len, "delete")) &&
+	    (hs->before_operator == 'i' || hs->before_operator == '*' ||
+	     hs->before_operator == '&'))
+		host_problem(hs,
+			     "%s:%ld: declares an operator %.*s of its own: "
+			     "a kernel file may call new and delete but not "
+			     "replace them",
+			     hs->file, hs->line, (int)len, s);
+	/* using namespace std; names it, opens nothing */
+	hs->after_namespace = kind == TOK_IDENT &&
+			      word_is(s, len, "namespace") && !hs->after_using;
+	hs->after_using = kind == TOK_IDENT && word_is(s, len, "using");
+	hs->after_operator = kind == TOK_IDENT && word_is(s, len, "operator");
+	if (hs->after_operator)
+		hs->before_operator = hs->prev;
+}
+
 /* One token of host code (not under #if 0), in order. */
 static void host_token(struct host_scan *hs, enum host_tok kind,
 		       const char *s, size_t len)
@@ -689,6 +741,7 @@ static void host_token(struct host_scan *hs, enum host_tok kind,
 		attr_closed = --hs->attr_depth == 0;
 	}
 	host_operator_amp(hs, kind, s, len);
+	library_definition(hs, kind, s, len);
 	host_prev(hs, kind, s, len);
 	if (attr_closed)
 		hs->prev = 'A'; /* the end of __attribute__((...)) */

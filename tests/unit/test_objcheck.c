@@ -907,6 +907,50 @@ int main(void)
 		      got);
 	}
 
+	/* the C++ library's namespaces and operator new/delete on the
+	 * student's lines (red team, 2026-11-27: an inline __cxxabiv1
+	 * member is a weak COMDAT definition like a header's copies) */
+	static const struct {
+		const char *what, *text, *expect; /* expect NULL: allowed */
+	} lib[] = {
+		{"namespace __cxxabiv1 { ... }",
+		 "namespace __cxxabiv1 { struct C { bool f() const; }; }\n",
+		 "namespace __cxxabiv1"},
+		{"namespace std { ... }", "namespace std { class type_info; }\n",
+		 "namespace std"},
+		{"inline namespace std", "inline namespace std { int x; }\n",
+		 "namespace std"},
+		{"operator new[] of the file's own",
+		 "inline void *operator new[](unsigned long n) { return 0; }\n",
+		 "operator new of its own"},
+		{"operator delete of the file's own",
+		 "void operator delete(void *p) noexcept { }\n",
+		 "operator delete of its own"},
+		{"using namespace std, an alias, a namespace of its own",
+		 "using namespace std;\nnamespace cg = cooperative_groups;\n"
+		 "namespace mine { int f(); }\nnamespace { int g(); }\n", NULL},
+		{"calling operator new and new expressions",
+		 "void *p = ::operator new(8);\nvoid *q = operator new(8);\n"
+		 "int *r = new int[4];\n", NULL},
+	};
+	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++) {
+		char text2[2048];
+		snprintf(text2, sizeof(text2), "# 1 \"/tmp/s/saxpy_v1.cu\"\n%s",
+			 lib[i].text);
+		n = host_problems(text2, root, ok, got, sizeof(got));
+		CHECK(lib[i].expect ? n == 1 && strstr(got, lib[i].expect)
+				    : n == 0,
+		      "library definitions on the student's lines: %s: %s "
+		      "(%d: %s)", lib[i].what,
+		      lib[i].expect ? "refused" : "allowed", n, got);
+		/* the same in a header's lines is a header's business */
+		snprintf(text2, sizeof(text2),
+			 "# 1 \"/usr/include/c++/12/new\" 3\n%s", lib[i].text);
+		n = host_problems(text2, root, ok, got, sizeof(got));
+		CHECK(n == 0, "the same in a system header is allowed: %s "
+			      "(%d: %s)", lib[i].what, n, got);
+	}
+
 	for (size_t i = 0; i < sizeof(any_file) / sizeof(any_file[0]); i++) {
 		n = host_problems(any_file[i].text, root, ok, got, sizeof(got));
 		if (any_file[i].expect)
