@@ -7,7 +7,7 @@
 #ifndef CUDALAB_OBJCHECK_PRIVATE_H
 #define CUDALAB_OBJCHECK_PRIVATE_H
 
-#include "objcheck.h"
+struct objcheck_list; /* objcheck.h */
 
 /* Add a problem to out (its message cut to the item's size); count grows
  * even past max, so a caller knows how many there were. */
