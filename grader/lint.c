@@ -54,6 +54,10 @@ static const char *const banned_std[] = {"thread", "jthread", "async",
 static const char *const banned_prefixes[] = {"hx_", "HX_", "json_",
 					      "__real_", "__wrap_", NULL};
 
+/* C++ stream headers, refused with what to use instead. */
+static const char *const streams[] = {"iostream", "ostream", "sstream",
+				      "fstream", "iomanip", NULL};
+
 /* Headers a kernel file may include with <...>. */
 static const char *const angle_ok[] = {
 	"cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
@@ -235,6 +239,9 @@ static void check_include(struct scan *s, const char *p)
 				? "; of CUB, only the block- and warp-level "
 				  "headers such as <cub/block/block_reduce.cuh> "
 				  "and <cub/warp/warp_reduce.cuh>"
+			: in_list(streams, name, len)
+				? "; C++ streams bring a static initialiser: "
+				  "print with fprintf(stderr, ...) from <cstdio>"
 				: "");
 }
 

@@ -530,6 +530,14 @@ static void check_undefined(const struct elf *e, struct objcheck_list *out)
 					!strncmp(n, "cudaStream", 10)
 				? "the harness times the default stream only, "
 				  "and the launch recorder must see every kernel"
+			: !strncmp(n, "cudaMemcpy", 10)
+				? "the harness moves data between host and "
+				  "device; a kernel file writes its results "
+				  "with its kernels"
+			: !strncmp(n, "cudaDeviceSet", 13)
+				? "device-wide settings outlive the call; set a "
+				  "kernel's own with cudaFuncSetCacheConfig or "
+				  "cudaFuncSetAttribute"
 			: !strncmp(n, "__cxa_atexit", 12)
 				? "a global object with a destructor is a static "
 				  "initialiser"

@@ -73,6 +73,8 @@ int main(void)
 		"#ifdef STANDALONE_TEST\nint main() { return 0; }\n#endif\n");
 	rejects("main after the #endif",
 		"#ifdef X\n#endif\nint main() { return 0; }\n", 3, "main");
+	rejects("<iostream>, naming fprintf", "#include <iostream>\n", 1,
+		"fprintf(stderr");
 	rejects("main, even declared by the file",
 		"int main(void);\nvoid f() { main(); }\n", 1, "main");
 	rejects("::system", "void f() { ::system(\"id\"); }\n", 1, "system");
