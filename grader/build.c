@@ -1369,7 +1369,15 @@ static int link_step(struct compile_batch *cb, size_t i, char *missing,
 		"-Xlinker=--wrap=cudaLaunchKernelExC",
 		"-Xlinker=--wrap=cudaLaunchCooperativeKernel", "-ljansson",
 		"-ldl", NULL};
-	return run_tool(env, argv, link_log, &b->log) == 0;
+	if (run_tool(env, argv, link_log, &b->log) != 0)
+		return 0;
+	/* what the hiding promised, read back from the program */
+	if (objcheck_exported(exe_tmp, j->obj, err, sizeof(err)) != 0) {
+		strbuf_addf(&b->log, "%s\n", err[0] ? err : "cannot read the "
+						      "linked step program");
+		return 0;
+	}
+	return 1;
 }
 
 /* Drop nvcc's large intermediates from dir; keep ptx, cubin, logs. */

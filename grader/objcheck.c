@@ -259,7 +259,19 @@ static const char *sym_name(const struct elf *e, const Elf64_Sym *s)
 	return e->str + s->st_name;
 }
 
+static int elf_open_as(struct elf *e, const char *path, int linked,
+		       char *err, size_t errlen);
+
+/* A relocatable object and its symbol table. */
 static int elf_open(struct elf *e, const char *path, char *err, size_t errlen)
+{
+	return elf_open_as(e, path, 0, err, errlen);
+}
+
+/* linked: an executable or shared object (ET_EXEC, ET_DYN) and its dynamic
+ * symbol table instead. */
+static int elf_open_as(struct elf *e, const char *path, int linked,
+		       char *err, size_t errlen)
 {
 	memset(e, 0, sizeof(*e));
 	struct strbuf sb = STRBUF_INIT;
@@ -272,13 +284,15 @@ static int elf_open(struct elf *e, const char *path, char *err, size_t errlen)
 	e->size = sb.len;
 	e->eh = (const Elf64_Ehdr *)e->data;
 	if (e->size < sizeof(Elf64_Ehdr) || memcmp(e->eh->e_ident, ELFMAG, SELFMAG) ||
-	    e->eh->e_ident[EI_CLASS] != ELFCLASS64 || e->eh->e_type != ET_REL ||
+	    e->eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    (linked ? e->eh->e_type != ET_EXEC && e->eh->e_type != ET_DYN
+		    : e->eh->e_type != ET_REL) ||
 	    e->eh->e_shentsize != sizeof(Elf64_Shdr) ||
 	    !in_file(e, e->eh->e_shoff,
 		     (size_t)e->eh->e_shnum * sizeof(Elf64_Shdr)) ||
 	    e->eh->e_shoff % 8 || e->eh->e_shstrndx >= e->eh->e_shnum) {
-		snprintf(err, errlen, "%s is not an ELF64 relocatable object",
-			 path);
+		snprintf(err, errlen, "%s is not an ELF64 %s", path,
+			 linked ? "program" : "relocatable object");
 		free(e->data);
 		return -1;
 	}
@@ -298,7 +312,7 @@ static int elf_open(struct elf *e, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	for (size_t i = 0; i < e->nsec; i++) {
-		if (e->sh[i].sh_type != SHT_SYMTAB)
+		if (e->sh[i].sh_type != (linked ? SHT_DYNSYM : SHT_SYMTAB))
 			continue;
 		const Elf64_Shdr *st = &e->sh[i];
 		if (st->sh_link >= e->nsec)
@@ -317,12 +331,12 @@ static int elf_open(struct elf *e, const char *path, char *err, size_t errlen)
 			e->sym = NULL, e->nsym = 0;
 		break;
 	}
-	if (!e->sym) {
+	if (!e->sym && !linked) {
 		snprintf(err, errlen, "%s has no readable symbol table", path);
 		free(e->data);
 		return -1;
 	}
-	return 0;
+	return 0; /* a static program may have no dynamic symbols */
 }
 
 static void elf_close(struct elf *e)
@@ -880,6 +894,40 @@ int objcheck_hide_definitions(const char *path, char *err, size_t errlen)
 	int rc = hidden ? elf_write(&e, path, err, errlen) : 0;
 	elf_close(&e);
 	return rc;
+}
+
+int objcheck_exported(const char *exe, const char *obj, char *err,
+		      size_t errlen)
+{
+	struct elf x, o;
+	if (elf_open_as(&x, exe, 1, err, errlen) < 0)
+		return -1;
+	if (elf_open(&o, obj, err, errlen) < 0) {
+		elf_close(&x);
+		return -1;
+	}
+	int found = 0;
+	for (size_t i = 1; i < x.nsym; i++) {
+		const Elf64_Sym *d = &x.sym[i];
+		if (d->st_shndx == SHN_UNDEF || !d->st_name)
+			continue;
+		const char *n = sym_name(&x, d);
+		for (size_t k = 1; k < o.nsym; k++) {
+			const Elf64_Sym *s = &o.sym[k];
+			if (s->st_shndx == SHN_UNDEF || !s->st_name ||
+			    ELF64_ST_BIND(s->st_info) == STB_LOCAL ||
+			    strcmp(sym_name(&o, s), n))
+				continue;
+			if (!found++)
+				snprintf(err, errlen,
+					 "%s exports %s, which the student's "
+					 "object defines", exe, n);
+			break;
+		}
+	}
+	elf_close(&o);
+	elf_close(&x);
+	return found;
 }
 
 int objcheck_symbols(const char *path, int weak_undefined_only, char ***names,

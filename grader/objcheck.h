@@ -191,7 +191,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-42"
+#define OBJCHECK_RULES "objcheck-43"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
@@ -270,6 +270,16 @@ int objcheck_defer_registration(const char *path, char *err, size_t errlen);
  * err.
  */
 int objcheck_hide_definitions(const char *path, char *err, size_t errlen);
+
+/*
+ * After the link: how many of the names the student's object at obj
+ * defines (non-local) the linked program at exe exports (defines in its
+ * dynamic symbol table); 0 is the only right answer once
+ * objcheck_hide_definitions ran, and the grader refuses the step
+ * otherwise (err names the first). -1 with err when either cannot be read.
+ */
+int objcheck_exported(const char *exe, const char *obj, char *err,
+		      size_t errlen);
 
 /* Where the student's compile ran and what it may include. */
 struct objcheck_source {

@@ -626,6 +626,32 @@ int main(void)
 		      "(rc %d %s)", rc, err);
 	}
 #undef TO_STRING_COMDAT
+	{ /* objcheck_exported: what a linked program exports, read back */
+		char obj[PATH_MAX], exe[PATH_MAX], err[PATH_MAX + 128] = "";
+		char cmd[PATH_MAX * 3];
+		snprintf(exe, sizeof(exe), "%s/exports", dir);
+		int rc = compile("exports",
+				 "int exported_fn(void) { return 1; }\n"
+				 "int main(void) { return exported_fn(); }\n",
+				 obj, sizeof(obj));
+		snprintf(cmd, sizeof(cmd), "cc -rdynamic -o %s %s", exe, obj);
+		rc = rc ? rc : system(cmd);
+		int n1 = rc ? -2 : objcheck_exported(exe, obj, err, sizeof(err));
+		CHECK(n1 >= 1 && strstr(err, "exported_fn"),
+		      "a program linked with the object's definitions visible "
+		      "exports them, and objcheck_exported names one (%d: %s)",
+		      n1, err);
+		err[0] = 0;
+		rc = objcheck_hide_definitions(obj, err, sizeof(err));
+		rc = rc ? rc : system(cmd);
+		int n2 = rc ? -2 : objcheck_exported(exe, obj, err, sizeof(err));
+		CHECK(n2 == 0, "after objcheck_hide_definitions the same link "
+			       "(-rdynamic) exports none of them (%d: %s)", n2,
+		      err);
+		CHECK(objcheck_exported(obj, obj, err, sizeof(err)) == -1 &&
+			      strstr(err, "not an ELF64 program"),
+		      "an object given as the program is an error (%s)", err);
+	}
 	n = check_text("string_member_def",
 		       "void app(void) __asm__(\"_ZNSt7__cxx1112basic_stringIc"
 		       "St11char_traitsIcESaIcEE6appendEPKc\");\n"
