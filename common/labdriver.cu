@@ -1584,20 +1584,19 @@ static struct clock_zero empty_round_trips(struct hx_run *r,
 					   const char *kind)
 {
 	double over[NULL_CALLS];
-	struct clock_zero z = {INFINITY, INFINITY};
 	for (int i = 0; i < NULL_SKIP + NULL_CALLS; i++) {
 		struct call_result res;
 		hx__flush_l2(i);
 		HX_CHECK(cudaDeviceSynchronize());
 		double h = timed_round_trip(r, req, CALL_TINY, &res);
 		trace_call(kind, i, res.t0_us, h, &res);
-		if (i < NULL_SKIP)
-			continue;
-		over[i - NULL_SKIP] = h - res.event_us;
-		if (h - res.event_us < z.min_us)
-			z.min_us = h - res.event_us;
+		if (i >= NULL_SKIP)
+			over[i - NULL_SKIP] = h - res.event_us;
 	}
-	z.median_us = stats_median(over, NULL_CALLS);
+	struct sample_stats st;
+	struct clock_zero z = {INFINITY, INFINITY};
+	if (stats_summarize(over, NULL_CALLS, &st) == 0)
+		z.min_us = st.min, z.median_us = st.median;
 	return z;
 }
 

@@ -184,6 +184,14 @@ static int is_ident(int c)
 	return isalnum(c) || c == '_' || c == '$' || (unsigned char)c >= 0x80;
 }
 
+/* The first character of the identifier whose last character is at last. */
+static const char *word_start(const char *text, const char *last)
+{
+	while (last > text && is_ident(last[-1]))
+		last--;
+	return last;
+}
+
 /* Skip spaces and tabs (not newlines) from p. */
 static const char *skip_blank(const char *p)
 {
@@ -359,20 +367,16 @@ static int declares_own(const char *text, const char *name, size_t len)
 	if (len == 4 && !strncmp(name, "main", 4))
 		return 0;
 	for (const char *p = strstr(text, "("); p; p = strstr(p + 1, "(")) {
-		const char *e = before(text, p);
+		const char *e = before(text, p); /* the name's last char */
 		if (!e || !is_ident(*e))
 			continue;
-		const char *b = e;
-		while (b > text && is_ident(b[-1]))
-			b--;
+		const char *b = word_start(text, e);
 		if ((size_t)(e + 1 - b) != len || strncmp(b, name, len))
 			continue;
-		const char *t = before(text, b);
+		const char *t = before(text, b); /* the type's last char */
 		if (!t || !is_ident(*t))
 			continue;
-		const char *ts = t;
-		while (ts > text && is_ident(ts[-1]))
-			ts--;
+		const char *ts = word_start(text, t);
 		if (!in_list(not_types, ts, (size_t)(t + 1 - ts)))
 			return 1;
 	}

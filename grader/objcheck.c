@@ -112,6 +112,20 @@ static const char *const library_namespaces[] = {
 	"14__gnu_parallel", "3abi", NULL,
 };
 
+int objcheck_library_namespace(const char *s, size_t len)
+{
+	if (len == 3 && !strncmp(s, "std", 3))
+		return 1;
+	for (const char *const *ns = library_namespaces; *ns; ns++) {
+		const char *name = *ns;
+		while (isdigit((unsigned char)*name))
+			name++; /* the mangled length */
+		if (strlen(name) == len && !strncmp(s, name, len))
+			return 1;
+	}
+	return 0;
+}
+
 int objcheck_library_name(const char *n)
 {
 	if (strncmp(n, "_Z", 2))
@@ -498,6 +512,9 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 		    objcheck_library_name(n) && s->st_shndx < e->nsec &&
 		    (e->sh[s->st_shndx].sh_flags & SHF_GROUP))
 			continue;
+		const char *launcher = r->launchers && r->launchers[0]
+					       ? r->launchers[0]
+					       : "the launcher";
 		if (ELF64_ST_TYPE(s->st_info) == STT_OBJECT && !mangled)
 			objcheck_add(out,
 				"defines the global variable %s: a kernel file "
@@ -505,18 +522,14 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 				"(%s); a variable of that name would replace "
 				"the harness's or a library's own (declare it "
 				"static, or static const)",
-				n, r->launchers && r->launchers[0]
-					   ? r->launchers[0]
-					   : "the launcher");
+				n, launcher);
 		else
 			objcheck_add(out,
 				"defines the global symbol %s: a kernel file "
 				"may define only its kernels and the launcher "
 				"(%s); it would replace the harness's or a "
 				"library's own %s (make helpers static)",
-				n, r->launchers && r->launchers[0]
-					   ? r->launchers[0]
-					   : "the launcher",
+				n, launcher,
 				mangled ? "C++ symbol" : "function");
 	}
 }

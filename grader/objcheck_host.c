@@ -673,12 +673,6 @@ static void host_operator_amp(struct host_scan *hs, enum host_tok kind,
 	o->state = o->state == 2 && kind == TOK_PUNCT && *s == '(' ? 3 : 0;
 }
 
-/* The C++ library's namespaces, as a student would open them. */
-static const char *const library_namespaces_src[] = {
-	"std", "__cxxabiv1", "__gnu_cxx", "abi", "__gnu_debug", "__gnu_norm",
-	"__gnu_parallel", NULL,
-};
-
 /* On the student's own lines: no definition in the C++ library's
  * namespaces (namespace std { ... }) and no operator new or delete of the
  * file's own (red team, 2026-11-27: an inline __cxxabiv1 member or
@@ -693,17 +687,13 @@ static void library_definition(struct host_scan *hs, enum host_tok kind,
 		hs->after_namespace = hs->after_operator = hs->after_using = 0;
 		return;
 	}
-	if (hs->after_namespace && kind == TOK_IDENT) {
-		for (const char *const *n = library_namespaces_src; *n; n++)
-			if (word_is(s, len, *n))
-				host_problem(hs,
-					     "%s:%ld: opens the C++ library's "
-					     "namespace %s: a kernel file may "
-					     "not add to it or define its "
-					     "members (put helpers in a "
-					     "namespace of your own)",
-					     hs->file, hs->line, *n);
-	}
+	if (hs->after_namespace && kind == TOK_IDENT &&
+	    objcheck_library_namespace(s, len))
+		host_problem(hs,
+			     "%s:%ld: opens the C++ library's namespace %.*s: "
+			     "a kernel file may not add to it or define its "
+			     "members (put helpers in a namespace of your own)",
+			     hs->file, hs->line, (int)len, s);
 	if (hs->after_operator && kind == TOK_IDENT &&
 	    (word_is(s, len, "new") || word_is(s, len, "delete")) &&
 	    (hs->before_operator == 'i' || hs->before_operator == '*' ||

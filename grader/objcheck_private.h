@@ -7,6 +7,8 @@
 #ifndef CUDALAB_OBJCHECK_PRIVATE_H
 #define CUDALAB_OBJCHECK_PRIVATE_H
 
+#include <stddef.h>
+
 struct objcheck_list; /* objcheck.h */
 
 /* Add a problem to out (its message cut to the item's size); count grows
@@ -20,5 +22,10 @@ void objcheck_add(struct objcheck_list *out, const char *fmt, ...)
 #define OBJCHECK_IDENT_WHY                                                         \
 	"its string goes to the assembler as it is written (host code "      \
 	"without an asm statement) and is not allowed in a kernel file"
+
+/* Whether s (len bytes) is the source name of one of the C++ library's
+ * namespaces: std, or one of the others objcheck_library_name knows in
+ * their mangled form (__cxxabiv1, __gnu_cxx, abi ...). */
+int objcheck_library_namespace(const char *s, size_t len);
 
 #endif

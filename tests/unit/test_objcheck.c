@@ -74,6 +74,17 @@ static int host_problems(const char *text, const char *root,
 	return list.count;
 }
 
+/* host_problems of text as the student's own lines (a marker naming the
+ * student's file first). */
+static int student_lines(const char *text, const char *root,
+			 const char *const *ok, char *joined, size_t len)
+{
+	char marked[2048];
+	snprintf(marked, sizeof(marked), "# 1 \"/tmp/s/saxpy_v1.cu\"\n%s",
+		 text);
+	return host_problems(marked, root, ok, joined, len);
+}
+
 static void touch(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -922,10 +933,7 @@ int main(void)
 		 "struct B { B &operator&=(B o); bool operator&&(B o) const; };\n", 0},
 	};
 	for (size_t i = 0; i < sizeof(amp) / sizeof(amp[0]); i++) {
-		char text2[2048];
-		snprintf(text2, sizeof(text2), "# 1 \"/tmp/s/saxpy_v1.cu\"\n%s",
-			 amp[i].text);
-		n = host_problems(text2, root, ok, got, sizeof(got));
+		n = student_lines(amp[i].text, root, ok, got, sizeof(got));
 		CHECK(amp[i].refused ? n == 1 && strstr(got, "unary operator&")
 				     : n == 0,
 		      "operator& on the student's lines: %s: %s (%d: %s)",
@@ -961,9 +969,7 @@ int main(void)
 	};
 	for (size_t i = 0; i < sizeof(lib) / sizeof(lib[0]); i++) {
 		char text2[2048];
-		snprintf(text2, sizeof(text2), "# 1 \"/tmp/s/saxpy_v1.cu\"\n%s",
-			 lib[i].text);
-		n = host_problems(text2, root, ok, got, sizeof(got));
+		n = student_lines(lib[i].text, root, ok, got, sizeof(got));
 		CHECK(lib[i].expect ? n == 1 && strstr(got, lib[i].expect)
 				    : n == 0,
 		      "library definitions on the student's lines: %s: %s "
