@@ -476,10 +476,23 @@ static void check_defined(const struct elf *e, const struct objcheck_rules *r,
 		const char *n = sym_name(e, s);
 		/* the launchers, and the compiler's pointer to the C++
 		 * personality routine (weak, hidden, the same in every object) */
-		if (in_list(r->launchers, n) ||
-		    (!strcmp(n, "DW.ref.__gxx_personality_v0") &&
-		     bind == STB_WEAK))
+		if (!strcmp(n, "DW.ref.__gxx_personality_v0") &&
+		    bind == STB_WEAK)
 			continue;
+		/* the launcher is called by the harness: a function whose
+		 * code is in an executable section, not bytes of data under
+		 * its name (which would only crash, but is no launcher) */
+		if (in_list(r->launchers, n)) {
+			if (ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
+			    s->st_shndx >= e->nsec ||
+			    !(e->sh[s->st_shndx].sh_flags & SHF_EXECINSTR))
+				objcheck_add(out,
+					"defines the launcher %s as something "
+					"other than a function (a variable or "
+					"an array under its name): write it as "
+					"the starter declares it", n);
+			continue;
+		}
 		int mangled = !strncmp(n, "_Z", 2);
 		/* a static local of an inline function and its guard
 		 * (_ZZ..., _ZGVZ...: weak, data only) are the file's own */
