@@ -96,6 +96,14 @@ int fact_needs_profiler(const char *name);
 int fact_is_static(const struct fact_info *f);
 
 /*
+ * Why the build alone knows only part of a static fact in facts, in words
+ * ("the kernel's extern __shared__ array is sized at launch": shared_bytes
+ * of a kernel with dynamic shared memory, before a launch was seen), or
+ * NULL when the figure is whole. A check of it then needs a GPU.
+ */
+const char *fact_static_incomplete(const char *name, const json_t *facts);
+
+/*
  * The derivations from events: each sets the facts it finds in facts (a
  * JSON object, name -> number), and no others. An event field is the
  * source's own report (event.h: the ptx event's max_load_bytes, the
@@ -103,10 +111,13 @@ int fact_is_static(const struct fact_info *f);
  *
  * facts_from_ptx: the ptx_* facts from a ptx event (or ptx.h's facts of
  * the launched kernels), each present when the count is.
- * facts_from_resources: registers, shared_bytes, stack_bytes (largest
- * kernel) and spill_bytes (every kernel's stores + loads, summed) from
- * the resources event's "kernels" array; nothing when it is empty.
- * facts_from_launch: the launch facts from a launch event.
+ * facts_from_resources: registers, static_shared_bytes, stack_bytes
+ * (largest kernel) and spill_bytes (every kernel's stores + loads,
+ * summed) from the resources event's "kernels" array; nothing when it is
+ * empty. shared_bytes is static_shared_bytes plus dynamic_shared_bytes
+ * (the launch's), set by whichever of the two derivations comes second.
+ * facts_from_launch: the launch facts from a launch event, with its
+ * dynamic shared memory (dynamic_shared_bytes).
  * (grader/profiler.h's profile_facts() derives the counter facts.)
  */
 void facts_from_ptx(const json_t *ptx, json_t *facts);

@@ -960,7 +960,7 @@ static int batch_open(struct compile_batch *cb)
 	/* facts.json is written by this grader's readers (ptx.c,
 	 * compiler_report.c): bump when they change what they report, so a
 	 * cached entry never carries an older reader's figures */
-	hash_str(&cb->base, "facts-v7");
+	hash_str(&cb->base, "facts-v8");
 	hash_str(&cb->base, OBJCHECK_RULES);
 	/* what the compile box shows and allows decides what a compile says
 	 * (sandbox.h): a cached answer of an older box is not reused */
@@ -1474,6 +1474,8 @@ static void batch_link(struct compile_batch *cb, size_t i)
 	/* per kernel: the verdict takes the facts of the kernels the timed
 	 * call launched (ptx_facts_launched) */
 	json_object_set_new(b->ptx, "kernels", ptx_kernel_facts(ptx));
+	json_object_set_new(b->ptx, "dynamic_shared",
+			    json_integer(ptx_dynamic_shared(ptx)));
 	free(ptx);
 	b->seconds = j->kid.seconds;
 	drop_intermediates(j->tmp);

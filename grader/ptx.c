@@ -584,6 +584,33 @@ int ptx_read_facts(const char *text, struct ptx_facts *out)
 	return rc;
 }
 
+int ptx_dynamic_shared(const char *text)
+{
+	char *clean = text ? clean_text(text) : NULL;
+	int n = 0;
+	/* a statement ".extern" then, among its directives, ".shared" */
+	for (const char *p = clean ? strstr(clean, ".extern") : NULL; p;
+	     p = strstr(p + 7, ".extern")) {
+		if (p != clean && !isspace((unsigned char)p[-1]) &&
+		    p[-1] != ';' && p[-1] != '}' && p[-1] != '{')
+			continue;
+		if (!isspace((unsigned char)p[7]))
+			continue;
+		const char *end = p + 7;
+		while (*end && *end != ';' && *end != '\n')
+			end++;
+		for (const char *q = p + 7; q + 7 <= end; q++)
+			if (!strncmp(q, ".shared", 7) &&
+			    isspace((unsigned char)q[-1]) &&
+			    (q + 7 == end || isspace((unsigned char)q[7]))) {
+				n++;
+				break;
+			}
+	}
+	free(clean);
+	return n;
+}
+
 json_t *ptx_memory_ops(const char *text)
 {
 	char *plain = ptx_strip_comments(text);

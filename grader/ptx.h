@@ -60,6 +60,14 @@ json_t *ptx_memory_ops(const char *text);
 json_t *ptx_facts_json(const struct ptx_facts *f);
 
 /*
+ * How many dynamic shared-memory arrays the PTX declares (`extern
+ * __shared__ T buf[]` becomes `.extern .shared .align A .b8 buf[];`, a
+ * module-level declaration): their size is the launch's third <<<>>>
+ * argument, which no static reading knows. 0 for NULL text.
+ */
+int ptx_dynamic_shared(const char *text);
+
+/*
  * The facts of each kernel: a JSON object (new reference) from each .entry
  * name (as compiled: the mangled name, which the launch recorder reports)
  * to its facts, counting the instructions of the kernel and of every .func

@@ -398,7 +398,9 @@ int verdict_checks_static(const struct step_spec *s, const json_t *metrics,
 		const struct check_spec *c = &s->checks[i];
 		const struct fact_info *m = fact_find(c->metric);
 		struct event_check *r = &out->results[out->n++];
-		if (fact_is_static(m)) {
+		const char *partial = fact_static_incomplete(c->metric,
+							     metrics);
+		if (fact_is_static(m) && !partial) {
 			/* one check at a time through the ordinary judge */
 			struct step_spec one = *s;
 			one.checks = (struct check_spec *)c;
@@ -418,9 +420,13 @@ int verdict_checks_static(const struct step_spec *s, const json_t *metrics,
 		}
 		check_head(s, c, m, r);
 		r->status = "not_measured";
-		snprintf(r->message, sizeof(r->message),
-			 "%s needs a GPU (it comes from the %s)", c->metric,
-			 m->source);
+		if (partial)
+			snprintf(r->message, sizeof(r->message),
+				 "%s needs a GPU (%s)", c->metric, partial);
+		else
+			snprintf(r->message, sizeof(r->message),
+				 "%s needs a GPU (it comes from the %s)",
+				 c->metric, m->source);
 		r->message[255] = '\0'; /* as the event always had */
 		r->needs_gpu = 1;
 	}

@@ -186,6 +186,40 @@ static void derivations(void)
 	json_decref(facts);
 	json_decref(launch);
 
+	/* dynamic shared memory: the launch's bytes add to the static
+	 * arrays, whichever derivation comes first; before a launch, a check
+	 * of shared_bytes of a kernel that declares one needs a GPU */
+	kernels = json_pack("[{s:i}]", "shared_bytes", 1024);
+	launch = json_pack("{s:s, s:i}", "event", "launch", "shared_bytes",
+			   8192);
+	facts = json_object();
+	json_object_set_new(facts, "ptx_dynamic_shared", json_real(1));
+	facts_from_resources(kernels, facts);
+	const char *why = fact_static_incomplete("shared_bytes", facts);
+	CHECK(why && strstr(why, "extern __shared__") &&
+		      json_number_value(json_object_get(facts, "shared_bytes")) == 1024,
+	      "before the launch: 1024 B static, and incomplete (%s)",
+	      why ? why : "complete");
+	facts_from_launch(launch, facts);
+	CHECK(json_number_value(json_object_get(facts, "shared_bytes")) == 9216 &&
+		      !fact_static_incomplete("shared_bytes", facts),
+	      "after it: static 1024 + dynamic 8192 = 9216 B, complete");
+	json_decref(facts);
+	facts = json_object();
+	facts_from_launch(launch, facts);
+	facts_from_resources(kernels, facts);
+	CHECK(all_known("launch then resources", facts, FACT_CHECK) &&
+		      json_number_value(json_object_get(facts, "shared_bytes")) == 9216,
+	      "the launch first, then the compiler's figure: the same 9216 B");
+	json_decref(facts);
+	facts = json_object();
+	facts_from_resources(kernels, facts);
+	CHECK(!fact_static_incomplete("shared_bytes", facts),
+	      "no dynamic declaration: the static figure is whole");
+	json_decref(facts);
+	json_decref(kernels);
+	json_decref(launch);
+
 	/* every counter measured: profile_facts names only advice facts */
 	struct profile_result pr;
 	memset(&pr, 0, sizeof(pr));

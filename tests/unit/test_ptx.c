@@ -36,6 +36,19 @@ int main(void)
 	CHECK(f.async_copies == 1, "a cp.async copy is counted, its commit and "
 				   "wait are not (got %d)", f.async_copies);
 
+	CHECK(ptx_dynamic_shared(
+		      ".extern .shared .align 16 .b8 smem[];\n"
+		      ".visible .entry k(\n) {\n"
+		      "\tmov.u64 \t%rd1, smem;\n}\n") == 1,
+	      "an extern __shared__ array is a dynamic shared declaration");
+	CHECK(ptx_dynamic_shared(
+		      ".shared .align 8 .b8 buf[16384];\n"
+		      ".extern .func (.param .b32 r) vprintf(.param .b64 a);\n"
+		      "// .extern .shared .b8 x[];\n"
+		      ".global .align 1 .b8 $str[20] = {46, 101, 120, 116};\n") == 0,
+	      "a static array, an extern function and a comment are none");
+	CHECK(ptx_dynamic_shared(NULL) == 0, "no text, none");
+
 	const char *bf16 = "\tld.global.nc.L1::no_allocate.v4.b32 \t{%r1,%r2,%r3,%r4}, [%rd1];\n"
 			   "\tld.global.u16 \t%rs1, [%rd2];\n";
 	ptx_read_facts(bf16, &f);
