@@ -454,6 +454,7 @@ static int harness_names_read(const struct build_env *env,
 	h->source.cwd = env->root;
 	h->source.root = h->root;
 	h->source.include_ok = h->include_ok;
+	h->source.lab_dir = h->lab_dir;
 	h->launchers = calloc(2, sizeof(char *));
 	if (!h->launchers) {
 		snprintf(err, errlen, "out of memory");
@@ -493,11 +494,13 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 	h->source.source_base = base ? base + 1 : source;
 	/* the student's own folder (where run.py test found the file) */
 	h->include_ok[2] = NULL;
+	h->source.student_dir = NULL;
 	if (realpath(source, h->src_dir)) {
 		char *slash = strrchr(h->src_dir, '/');
 		if (slash && slash != h->src_dir) {
 			*slash = 0;
 			h->include_ok[2] = h->src_dir;
+			h->source.student_dir = h->src_dir;
 		}
 	}
 	h->include_ok[3] = NULL;

@@ -35,8 +35,9 @@ static const char *const banned_anywhere[] = {
 	"_exit", "_Exit", "quick_exit", "atexit", "at_quick_exit",
 	"constructor", "destructor", "init_priority",
 	/* output that could reach the result channel by its descriptor
-	 * (fprintf to stdout or stderr is fine: neither is parsed) */
-	"vfprintf", "dprintf", "vdprintf", "putc", "fwrite",
+	 * (fprintf and vfprintf to stdout or stderr are fine: neither is
+	 * parsed, and a kernel file holds no other FILE) */
+	"dprintf", "vdprintf", "putc", "fwrite",
 	NULL,
 };
 
@@ -72,7 +73,20 @@ static const char *const angle_ok[] = {
 	"cassert", "assert.h", "type_traits", "utility", "limits",
 	"algorithm", "cstring", "string.h", "cuda.h", "cstdlib", "stdlib.h",
 	"array", "tuple", "numeric", "initializer_list", "stdexcept", "string",
-	"cinttypes", "inttypes.h", NULL,
+	"cinttypes", "inttypes.h",
+	/* a variadic logging helper (vfprintf to stderr: honest-code
+	 * tester, 2026-11-27) */
+	"cstdarg", "stdarg.h",
+	/* pieces of the CUDA runtime header that older published code names
+	 * (Visual Studio's template, textbooks); cuda_runtime.h includes
+	 * them anyway (device_functions.h and math_functions.h warn that
+	 * they are internal: a warning, not an error) */
+	"device_functions.h", "math_functions.h", "device_atomic_functions.h",
+	"device_types.h", "driver_types.h", "cuda_occupancy.h",
+	"sm_20_intrinsics.h", "sm_30_intrinsics.h", "sm_32_intrinsics.h",
+	"sm_35_intrinsics.h", "sm_61_intrinsics.h", "sm_20_atomic_functions.h",
+	"sm_32_atomic_functions.h", "sm_35_atomic_functions.h",
+	"sm_60_atomic_functions.h", NULL,
 };
 
 /* Folders of headers a kernel file may include with <...>: CUB's block-,
@@ -133,6 +147,8 @@ struct scan {
 	int max, count, line;
 	int in_asm; /* after asm/__asm/__asm__, up to the next ; or } */
 	int cond_depth; /* #if/#ifdef/#ifndef blocks open */
+	int skipping;   /* inside an #if 0 group: nothing there is compiled */
+	int skip_nest;  /* #if blocks opened inside that group */
 };
 
 static int in_list(const char *const *list, const char *s, size_t len)
@@ -224,10 +240,18 @@ static void check_include(struct scan *s, const char *p)
 		return;
 	}
 	size_t len = (size_t)(end - name);
-	if (close == '"' && !in_list(s->quoted_ok, name, len))
+	/* "cuda_runtime.h" with quotes (Visual Studio's CUDA template): the
+	 * compile finds the system's, as for <...> (the compile box shows no
+	 * other file of the student's folder, and the object check refuses a
+	 * header of the student's own: objcheck_host_source) */
+	int system_quoted = close == '"' && !in_list(angle_refused, name, len) &&
+			    (in_list(angle_ok, name, len) ||
+			     in_folder(angle_ok_folders, name, len));
+	if (close == '"' && !in_list(s->quoted_ok, name, len) && !system_quoted)
 		problem(s, s->line,
 			"#include \"%.*s\": a kernel file may include only the "
-			"lab's own headers with quotes",
+			"lab's own headers with quotes (and the system's and "
+			"CUDA's on the list, better written <...>)",
 			(int)len, name);
 	else if (close == '>' && in_list(angle_refused, name, len))
 		problem(s, s->line,
@@ -270,6 +294,31 @@ static int comma_va_args(const char *start, const char *q)
 	return !strncmp(a, "__VA_ARGS__", 11) && !is_ident(a[11]);
 }
 
+/* The end of the logical line at p (backslash continuations counted). */
+static const char *skip_logical_line(struct scan *s, const char *p)
+{
+	while (*p && *p != '\n') {
+		if (*p == '\\' && p[1] == '\n') {
+			s->line++;
+			p += 2;
+			continue;
+		}
+		p++;
+	}
+	return p;
+}
+
+/* Whether the rest of an #if line at p is exactly 0 (a comment may
+ * follow): #if 0x1 and #if 0 || X are compiled. */
+static int if_zero(const char *p)
+{
+	p = skip_blank(p);
+	if (*p != '0')
+		return 0;
+	p = skip_blank(p + 1);
+	return *p == '\n' || !*p || (p[0] == '/' && (p[1] == '/' || p[1] == '*'));
+}
+
 /* Handle a directive starting at '#'; returns where scanning goes on. */
 static const char *directive(struct scan *s, const char *p)
 {
@@ -278,12 +327,38 @@ static const char *directive(struct scan *s, const char *p)
 	while (is_ident(*p))
 		p++;
 	size_t len = (size_t)(p - w);
-	if ((len == 2 && !strncmp(w, "if", 2)) ||
-	    (len == 5 && !strncmp(w, "ifdef", 5)) ||
-	    (len == 6 && !strncmp(w, "ifndef", 6)))
+	int opens = (len == 2 && !strncmp(w, "if", 2)) ||
+		    (len == 5 && !strncmp(w, "ifdef", 5)) ||
+		    (len == 6 && !strncmp(w, "ifndef", 6));
+	int endif = len == 5 && !strncmp(w, "endif", 5);
+	int other_branch = (len == 4 && !strncmp(w, "else", 4)) ||
+			   (len == 4 && !strncmp(w, "elif", 4)) ||
+			   (len == 7 && !strncmp(w, "elifdef", 7)) ||
+			   (len == 8 && !strncmp(w, "elifndef", 8));
+	if (opens)
 		s->cond_depth++;
-	else if (len == 5 && !strncmp(w, "endif", 5) && s->cond_depth > 0)
+	else if (endif && s->cond_depth > 0)
 		s->cond_depth--;
+	if (s->skipping) {
+		/* an #if 0 group: only its nesting matters, up to the
+		 * #else/#elif/#endif that ends it */
+		if (opens)
+			s->skip_nest++;
+		else if (endif && s->skip_nest > 0)
+			s->skip_nest--;
+		else if (endif || other_branch)
+			s->skipping = 0;
+		return skip_logical_line(s, p);
+	}
+	if (len == 2 && !strncmp(w, "if", 2) && if_zero(p)) {
+		s->skipping = 1; /* the compiler reads none of it (the object
+				  * check sees what it compiled) */
+		s->skip_nest = 0;
+		return skip_logical_line(s, p);
+	}
+	if ((len == 5 && !strncmp(w, "error", 5)) ||
+	    (len == 7 && !strncmp(w, "warning", 7)))
+		return skip_logical_line(s, p); /* prose: "unsupported system" */
 	if ((len == 7 && !strncmp(w, "include", 7)) ||
 	    (len == 12 && !strncmp(w, "include_next", 12)) ||
 	    (len == 6 && !strncmp(w, "import", 6))) {
@@ -366,7 +441,12 @@ static int declares_own(const char *text, const char *name, size_t len)
 	};
 	if (len == 4 && !strncmp(name, "main", 4))
 		return 0;
-	for (const char *p = strstr(text, "("); p; p = strstr(p + 1, "(")) {
+	for (const char *p = strpbrk(text, "(="); p; p = strpbrk(p + 1, "(=")) {
+		/* NAME( of a function, or NAME = of a variable or a lambda
+		 * (auto write = [&](float v) { ... }: honest-code tester,
+		 * 2026-11-27); not ==, and not +=, <= ... (no name before) */
+		if (*p == '=' && (p[1] == '=' || (p > text && p[-1] == '=')))
+			continue;
 		const char *e = before(text, p); /* the name's last char */
 		if (!e || !is_ident(*e))
 			continue;
@@ -490,7 +570,8 @@ int lint_text(const char *text, const char *const *quoted_ok,
 	      struct lint_problem *out, int max)
 {
 	static const char *const none[] = {NULL};
-	struct scan s = {text, quoted_ok ? quoted_ok : none, out, max, 0, 1, 0, 0};
+	struct scan s = {text, quoted_ok ? quoted_ok : none, out, max, 0, 1,
+			 0, 0, 0, 0};
 	int line_start = 1, raw_next = 0; /* a raw-string prefix just read */
 	const char *p = text;
 	if (!strncmp(p, "\xEF\xBB\xBF", 3))
@@ -525,6 +606,10 @@ int lint_text(const char *text, const char *const *quoted_ok,
 			continue;
 		}
 		line_start = 0;
+		if (s.skipping) { /* in an #if 0 group: not compiled */
+			p++;
+			continue;
+		}
 		if (c == ';' || c == '}')
 			s.in_asm = 0;
 		if (c == '"') {

@@ -5,8 +5,10 @@
  * process. So a student file is rejected (verdict "rejected", with file:line
  * and the reason) when it:
  *   - includes anything but the headers on the allow-list (lint.c), or a
- *     quoted header that is not one of the lab's (quoted_ok), or uses a
- *     computed #include. CUB's block-, warp- and thread-level headers
+ *     quoted header that is neither one of the lab's (quoted_ok) nor on
+ *     that list ("cuda_runtime.h" with quotes, Visual Studio's template:
+ *     the compile finds the system's; a file of the student's own folder
+ *     is refused by the object check), or uses a computed #include. CUB's block-, warp- and thread-level headers
  *     (<cub/block/block_reduce.cuh> ...), libcu++ (<cuda/std/...> and
  *     every <cuda/...>: <cuda/cmath>, <cuda/atomic>), <nv/target> and the
  *     header-only C++ containers <array>, <tuple>, <numeric>,
@@ -42,7 +44,10 @@
  *     through host asm, a section attribute or #ident, which the object
  *     check refuses whatever the string says; device asm is PTX, which has
  *     no system-call instruction.
- * The scan ignores comments and the contents of strings, and knows member
+ * The scan ignores comments, the contents of strings, #if 0 groups (up to
+ * their #else, #elif or #endif: nothing in them is compiled, and the
+ * object check sees what was) and the prose of #error and #warning, and
+ * it knows member
  * access: `block.sync()` or `tile.thread_rank()` are fine, a variable called
  * `read` is not flagged unless it is called or its address is taken, and
  * not even then when the file declares a function of its own by that

@@ -27,6 +27,7 @@ static const char *const allowed_calls[] = {
 	"cudaOccupancyMaxPotentialClusterSize",
 	"cudaOccupancyMaxActiveClusters", "cudaFuncGetAttributes",
 	"cudaFuncSetAttribute", "cudaFuncSetCacheConfig", "cudaFuncGetName",
+	"cudaFuncSetSharedMemConfig", /* deprecated, per kernel, harmless */
 	"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorString",
 	"cudaGetErrorName", "cudaMemset", "cudaMemsetAsync",
 	/* a __constant__ parameter (textbook style): writes only the file's
@@ -42,6 +43,9 @@ static const char *const allowed_calls[] = {
 	"fflush",
 	"stdout", "stderr", "snprintf", "sprintf", "vprintf", "__printf_chk",
 	"__fprintf_chk", "__snprintf_chk", "__sprintf_chk",
+	/* a variadic logging helper's (2026-11-27) */
+	"vfprintf", "vsnprintf", "vsprintf", "__vfprintf_chk",
+	"__vprintf_chk", "__vsnprintf_chk", "__vsprintf_chk",
 	/* host memory and string helpers the compiler may call */
 	"memcpy", "memset", "memmove", "memcmp", "strlen", "__stack_chk_fail",
 	"__assert_fail", "__memcpy_chk", "__memset_chk",

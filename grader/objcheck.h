@@ -191,7 +191,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-44"
+#define OBJCHECK_RULES "objcheck-46"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
@@ -292,6 +292,11 @@ struct objcheck_source {
 					  lab's folder, the student include
 					  folder, the student file's own
 					  folder); NULL-terminated */
+	const char *lab_dir;     /* the lab's folder (real path) */
+	const char *student_dir; /* the student file's folder (real path),
+				    or NULL: a header from it other than
+				    the lab's own, byte for byte, is
+				    refused (it is the student's text) */
 };
 
 /*
@@ -302,7 +307,12 @@ struct objcheck_source {
  *     the preprocessor's spellings: splices, digraphs, macros) is outside
  *     the project root or in an include_ok folder: `#include` of
  *     ../solutions/..., common/harness.cu or any other file of the
- *     instructor's tree is rejected, naming it.
+ *     instructor's tree is rejected, naming it;
+ *   - no file of the student's own folder but the student's file and
+ *     copies of the lab's headers identical to them: a header there is
+ *     the student's text, which the rules for the student's own lines
+ *     would not read as such (the compile box shows no other file of
+ *     that folder; this holds when --unsandboxed too).
  */
 void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			  struct objcheck_list *out);

@@ -46,6 +46,48 @@ static int assembler_attribute(const char *s, size_t len)
 	return word_is(s, len, "symver") ? 'v' : 0;
 }
 
+/* Whether the files at paths a and b have the same bytes. */
+static int same_bytes(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	int same = fa && fb;
+	while (same) {
+		char ba[4096], bb[4096];
+		size_t na = fread(ba, 1, sizeof(ba), fa);
+		size_t nb = fread(bb, 1, sizeof(bb), fb);
+		same = na == nb && !memcmp(ba, bb, na);
+		if (na < sizeof(ba))
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/* A file of the student's own folder (not the lab's): the student's file,
+ * or a copy of one of the lab's headers with the same bytes (handed in
+ * beside the step files); anything else is the student's own text, which
+ * the rules for the student's lines would not read as such. 0 when real
+ * is not in that folder, 1 when it may be included, 2 when not. */
+static int student_folder_file(const char *real,
+			       const struct objcheck_source *src)
+{
+	const char *dir = src->student_dir;
+	size_t dl = dir ? strlen(dir) : 0;
+	if (!dl || (src->lab_dir && !strcmp(dir, src->lab_dir)) ||
+	    strncmp(real, dir, dl) || real[dl] != '/')
+		return 0;
+	const char *rel = real + dl + 1;
+	if (src->source_base && !strcmp(rel, src->source_base))
+		return 1; /* the file itself */
+	char lab_copy[PATH_MAX * 2];
+	snprintf(lab_copy, sizeof(lab_copy), "%s/%s",
+		 src->lab_dir ? src->lab_dir : "", rel);
+	return src->lab_dir && same_bytes(real, lab_copy) ? 1 : 2;
+}
+
 /* A file named by a line marker: outside root, or in an allowed folder. */
 static void check_included(const char *name, size_t len,
 			   const struct objcheck_source *src, char (*seen)[256],
@@ -60,6 +102,22 @@ static void check_included(const char *name, size_t len,
 		snprintf(given, sizeof(given), "%s/%.*s",
 			 src->cwd ? src->cwd : ".", (int)len, name);
 	if (!realpath(given, real))
+		return;
+	int own = student_folder_file(real, src);
+	if (own == 2) {
+		const char *rel = real + strlen(src->student_dir) + 1;
+		for (int i = 0; i < *nseen; i++)
+			if (!strcmp(seen[i], rel))
+				return; /* said once */
+		if (*nseen < 16)
+			snprintf(seen[(*nseen)++], 256, "%s", rel);
+		objcheck_add(out,
+			"includes %s from the student's own folder: a kernel "
+			"file is one file, and includes the lab's headers as "
+			"the lab gives them (remove that file, or make it the "
+			"lab's copy)", rel);
+	}
+	if (own)
 		return;
 	size_t rl = strlen(src->root);
 	if (strncmp(real, src->root, rl) || real[rl] != '/')

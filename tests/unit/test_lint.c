@@ -178,6 +178,45 @@ int main(void)
 		"#include <cub/block/block_reduce.cuh>\n"
 		"#include <cub/thread/thread_load.cuh>\n");
 
+	/* honest-code tester, second round (2026-11-27) */
+	accepts("Visual Studio's template: CUDA's headers with quotes",
+		"#include \"cuda_runtime.h\"\n"
+		"#include \"device_launch_parameters.h\"\n"
+		"#include \"cuda/std/cmath\"\n");
+	rejects("a quoted header of the student's own",
+		"#include \"cuda_runtime.h\"\n#include \"helpers.h\"\n", 2,
+		"lab's own headers");
+	rejects("a quoted header the list refuses",
+		"#include \"cub/block/block_load.cuh\"\n", 1,
+		"lab's own headers");
+	accepts("a variadic logger: <cstdarg>, vfprintf to stderr",
+		"#include <cstdarg>\n#include <stdarg.h>\n#include <cstdio>\n"
+		"static void log_error(const char *fmt, ...) {\n"
+		"  va_list ap; va_start(ap, fmt); vfprintf(stderr, fmt, ap);\n"
+		"  va_end(ap);\n}\n");
+	accepts("a lambda named write (the file's own)",
+		"__global__ void k(float *y) {\n"
+		"  auto write = [&](float v) { y[0] = v; };\n  write(1.0f);\n}\n");
+	rejects("write called with only a comparison named write",
+		"void f(int write) { if (write == 1) write(1, \"x\", 1); }\n", 1,
+		"uses write");
+	accepts("an #if 0 group, nested #ifs inside, is not read",
+		"#if 0\n#include <iostream>\n#ifdef X\nsystem(\"ls\");\n#endif\n"
+		"fork();\n#endif\n__global__ void k() {}\n");
+	rejects("the #else of an #if 0 is read",
+		"#if 0\n#include <iostream>\n#else\nvoid f() { fork(); }\n#endif\n",
+		4, "uses fork");
+	rejects("#if 0x1 is compiled", "#if 0x1\nvoid f() { fork(); }\n#endif\n",
+		2, "uses fork");
+	rejects("#if 0 || 1 is compiled",
+		"#if 0 || 1\nvoid f() { fork(); }\n#endif\n", 2, "uses fork");
+	rejects("after an #if 0 group's #endif, reading goes on",
+		"#if 0 // off\nfork();\n#endif\nvoid f() { fork(); }\n", 4,
+		"uses fork");
+	accepts("the prose of #error and #warning",
+		"#if __CUDA_ARCH__ < 700\n#error unsupported system \\\n"
+		"  (fork it)\n#warning no system here\n#endif\n");
+
 	struct lint_problem p[2];
 	int n = lint_text("void f() { exit(0); _Exit(1); fork(); }\n", NULL, p,
 			  2);

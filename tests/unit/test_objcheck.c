@@ -64,7 +64,7 @@ static int host_problems(const char *text, const char *root,
 {
 	struct objcheck_problem items[16];
 	struct objcheck_list list = {items, 0, 16};
-	struct objcheck_source src = {"saxpy_v1.cu", root, root, ok};
+	struct objcheck_source src = {"saxpy_v1.cu", root, root, ok, NULL, NULL};
 	objcheck_host_source(text, &src, &list);
 	joined[0] = 0;
 	for (int i = 0; i < list.count && i < list.max; i++) {
@@ -224,7 +224,8 @@ static int real_host_tu(const char *name, const char *text, char *got,
 	struct objcheck_problem items[16];
 	struct objcheck_list list = {items, 0, 16};
 	const char *const none[] = {NULL};
-	struct objcheck_source src_info = {"someone_else.cu", dir, NULL, none};
+	struct objcheck_source src_info = {"someone_else.cu", dir, NULL, none,
+					   NULL, NULL};
 	objcheck_host_source(strbuf_str(&host), &src_info, &list);
 	strbuf_release(&host);
 	got[0] = 0;
@@ -773,6 +774,63 @@ int main(void)
 	      "host asm from the student's file is found at its line; a "
 	      "header's asm label, device inline PTX under #if 0, a string "
 	      "and digit separators are not (%d: %s)", n, got);
+
+	/* the student's own folder: the file itself and copies of the
+	 * lab's headers with the same bytes; a changed copy or a header of
+	 * its own is refused, once (--unsandboxed: the compile box shows
+	 * none of them) */
+	{
+		char sdir[PATH_MAX], sfile[PATH_MAX + 16], scopy[PATH_MAX + 16],
+			sown[PATH_MAX + 16];
+		snprintf(sdir, sizeof(sdir), "%s/student", root);
+		mkdir(sdir, 0755);
+		snprintf(sfile, sizeof(sfile), "%s/saxpy_v1.cu", sdir);
+		snprintf(scopy, sizeof(scopy), "%s/saxpy.h", sdir);
+		snprintf(sown, sizeof(sown), "%s/helpers.h", sdir);
+		touch(sfile);
+		touch(scopy); /* the lab's saxpy.h is empty too */
+		FILE *f = fopen(sown, "w");
+		if (f) {
+			fputs("namespace std { }\n", f);
+			fclose(f);
+		}
+		struct objcheck_problem items[8];
+		struct objcheck_list list = {items, 0, 8};
+		struct objcheck_source src = {"saxpy_v1.cu", root, root, ok,
+					      lab, sdir};
+		snprintf(text, sizeof(text),
+			 "# 1 \"%s\"\n# 1 \"%s\" 1\nint saxpy(int);\n"
+			 "# 2 \"%s\" 2\n# 1 \"%s\" 1\nint h;\n"
+			 "# 3 \"%s\" 2\n# 1 \"%s\" 1\nint h2;\n",
+			 sfile, scopy, sfile, sown, sfile, sown);
+		objcheck_host_source(text, &src, &list);
+		CHECK(list.count == 1 &&
+			      strstr(items[0].message,
+				     "includes helpers.h from the student's "
+				     "own folder"),
+		      "the student's folder: the file and an unchanged copy "
+		      "of saxpy.h pass, its own helpers.h is refused once "
+		      "(%d: %s)", list.count,
+		      list.count ? items[0].message : "");
+		f = fopen(scopy, "w");
+		if (f) {
+			fputs("#define private public\n", f);
+			fclose(f);
+		}
+		list.count = 0;
+		objcheck_host_source(text, &src, &list);
+		CHECK(list.count == 2 && strstr(items[0].message, "saxpy.h"),
+		      "a changed copy of the lab's saxpy.h is refused (%d)",
+		      list.count);
+		src.student_dir = lab; /* run.py test in the lab's folder */
+		list.count = 0;
+		snprintf(text, sizeof(text), "# 1 \"%s/saxpy_v1.cu\"\n"
+			 "# 1 \"%s\" 1\nint saxpy(int);\n", lab, hdr);
+		objcheck_host_source(text, &src, &list);
+		CHECK(list.count == 0,
+		      "in the lab's own folder the lab's headers are the "
+		      "lab's (%d)", list.count);
+	}
 
 	/* host asm judged by what it is, whichever file it comes from: a
 	 * line marker the student forged changes nothing (objcheck-19) */
