@@ -73,7 +73,9 @@
  *  guard      step buffer before after first_offset? message
  *             (bytes changed in the 4 MiB guard zones around a buffer)
  *  launch     step kernel? grid:[x y z] block:[x y z] shared_bytes
- *             default_stream(bool) launches blocks_per_sm waves
+ *             (the largest launch's dynamic shared memory)
+ *             dynamic_shared_max (the most any launch of the call asked
+ *             for) default_stream(bool) launches blocks_per_sm waves
  *             elements_per_thread occupancy_pct (resident warps per SM /
  *             its warp slots)  kernels:[symbol] (every kernel launched,
  *             as compiled: the PTX .entry name) kernels_complete?(false:

@@ -114,10 +114,13 @@ const char *fact_static_incomplete(const char *name, const json_t *facts);
  * facts_from_resources: registers, static_shared_bytes, stack_bytes
  * (largest kernel) and spill_bytes (every kernel's stores + loads,
  * summed) from the resources event's "kernels" array; nothing when it is
- * empty. shared_bytes is static_shared_bytes plus dynamic_shared_bytes
- * (the launch's), set by whichever of the two derivations comes second.
- * facts_from_launch: the launch facts from a launch event, with its
- * dynamic shared memory (dynamic_shared_bytes).
+ * empty. shared_bytes is static_shared_bytes, plus dynamic_shared_bytes
+ * when ptx_dynamic_shared says the PTX declares an extern __shared__
+ * array, set by each of the three derivations once static_shared_bytes is
+ * known (so in whatever order they come).
+ * facts_from_launch: the launch facts from a launch event, with the most
+ * dynamic shared memory any launch of the call asked for
+ * (dynamic_shared_bytes).
  * (grader/profiler.h's profile_facts() derives the counter facts.)
  */
 void facts_from_ptx(const json_t *ptx, json_t *facts);

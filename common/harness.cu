@@ -1024,15 +1024,22 @@ int hx__launch_report(const struct hx_launch *l, int count, double elements,
 	const struct hx_launch *big = NULL;
 	double big_threads = 0;
 	int all_default = 1;
+	size_t dynamic_max = 0; /* every launch's, not the biggest's: an
+				   empty launch of the same shape first hid
+				   the real one's (red team, 2026-11-27) */
 	for (int i = 0; i < count && i < HX_MAX_LAUNCHES; i++) {
 		double t = (double)l[i].grid[0] * l[i].grid[1] * l[i].grid[2] *
 			   l[i].block[0] * l[i].block[1] * l[i].block[2];
 		if (!big || t > big_threads)
 			big = &l[i], big_threads = t;
 		all_default &= l[i].default_stream;
+		if (l[i].shared_bytes > dynamic_max)
+			dynamic_max = l[i].shared_bytes;
 	}
-	json_t *ev = json_pack("{s:s, s:I, s:b}", "event", "launch", "launches",
-			       (json_int_t)count, "default_stream", all_default);
+	json_t *ev = json_pack("{s:s, s:I, s:b, s:I}", "event", "launch",
+			       "launches", (json_int_t)count, "default_stream",
+			       all_default, "dynamic_shared_max",
+			       (json_int_t)dynamic_max);
 	/* every kernel the call launched, by its symbol (the mangled name the
 	 * PTX's .entry carries): the grader takes PTX facts from these only */
 	json_t *syms = json_array();

@@ -455,6 +455,7 @@ static int harness_names_read(const struct build_env *env,
 	h->source.root = h->root;
 	h->source.include_ok = h->include_ok;
 	h->source.lab_dir = h->lab_dir;
+	h->source.system_file = sandbox_compiler_sees;
 	h->launchers = calloc(2, sizeof(char *));
 	if (!h->launchers) {
 		snprintf(err, errlen, "out of memory");
@@ -968,6 +969,11 @@ static int batch_open(struct compile_batch *cb)
 	/* what the compile box shows and allows decides what a compile says
 	 * (sandbox.h): a cached answer of an older box is not reused */
 	hash_str(&cb->base, "compile-box-4");
+	/* and whether there was a box at all: an --unsandboxed compile sees
+	 * the student's whole folder, so its answer is not the boxed one's
+	 * (red team, 2026-11-27: an unsandboxed build that used a symbolic
+	 * link of the folder was handed to a later boxed run) */
+	hash_str(&cb->base, env->sb ? "boxed" : "unboxed");
 	lab_flags(env, cb->lab, &cb->fl);
 	runtime_objects(objdir, &cb->ro);
 	launcher_name(cb->lab, cb->launcher, sizeof(cb->launcher));

@@ -34,9 +34,11 @@ static const char *const banned_anywhere[] = {
 	 * (exit and abort: see exit_call below) */
 	"_exit", "_Exit", "quick_exit", "atexit", "at_quick_exit",
 	"constructor", "destructor", "init_priority",
-	/* output that could reach the result channel by its descriptor
-	 * (fprintf and vfprintf to stdout or stderr are fine: neither is
-	 * parsed, and a kernel file holds no other FILE) */
+	/* output to a descriptor the file names (fprintf and vfprintf to
+	 * stdout or stderr are fine: the judge reads nothing the student's
+	 * process prints; a FILE forged from a copy of *stderr reaches a
+	 * descriptor through fprintf as well, and that process is untrusted
+	 * anyway: red team, 2026-11-27) */
 	"dprintf", "vdprintf", "putc", "fwrite",
 	NULL,
 };
@@ -308,15 +310,28 @@ static const char *skip_logical_line(struct scan *s, const char *p)
 	return p;
 }
 
-/* Whether the rest of an #if line at p is exactly 0 (a comment may
- * follow): #if 0x1 and #if 0 || X are compiled. */
+/* Whether the rest of an #if line at p is exactly 0, then comments only:
+ * #if 0x1, #if 0 || X and #if 0 / * off * / || 1 are compiled (red team,
+ * 2026-11-27), and a splice after the 0 continues the condition. */
 static int if_zero(const char *p)
 {
 	p = skip_blank(p);
 	if (*p != '0')
 		return 0;
 	p = skip_blank(p + 1);
-	return *p == '\n' || !*p || (p[0] == '/' && (p[1] == '/' || p[1] == '*'));
+	for (;;) {
+		if (*p == '\n' || !*p || (p[0] == '/' && p[1] == '/'))
+			return 1;
+		if (p[0] != '/' || p[1] != '*')
+			return 0;
+		const char *close = strstr(p + 2, "*/");
+		if (!close)
+			return 0;
+		for (const char *q = p + 2; q < close; q++)
+			if (*q == '\n')
+				return 0; /* a comment over lines: read on */
+		p = skip_blank(close + 2);
+	}
 }
 
 /* Handle a directive starting at '#'; returns where scanning goes on. */
@@ -465,6 +480,8 @@ static int declares_own(const char *text, const char *name, size_t len)
 
 static void check_ident(struct scan *s, const char *start, size_t len)
 {
+	if (s->skipping)
+		return; /* an #if 0 group: lexed as the compiler does, not read */
 	if (is_asm_keyword(start, len)) {
 		s->in_asm = 1;
 		return;
@@ -589,8 +606,14 @@ int lint_text(const char *text, const char *const *quoted_ok,
 			continue;
 		}
 		if (c == '/' && p[1] == '/') {
-			while (*p && *p != '\n')
+			/* a splice at its end continues the comment on the
+			 * next line, as the compiler reads it (red team,
+			 * 2026-11-27: `// x \` hid the #if 0 after it) */
+			while (*p && !(*p == '\n' && p[-1] != '\\' &&
+				       !(p[-1] == '\r' && p[-2] == '\\'))) {
+				s.line += *p == '\n';
 				p++;
+			}
 			continue;
 		}
 		if (c == '/' && p[1] == '*') {
@@ -606,11 +629,7 @@ int lint_text(const char *text, const char *const *quoted_ok,
 			continue;
 		}
 		line_start = 0;
-		if (s.skipping) { /* in an #if 0 group: not compiled */
-			p++;
-			continue;
-		}
-		if (c == ';' || c == '}')
+		if (c == ';' || c == '}' || s.skipping)
 			s.in_asm = 0;
 		if (c == '"') {
 			p = string_lit(&s, p, raw_next);

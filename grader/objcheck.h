@@ -191,7 +191,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-46"
+#define OBJCHECK_RULES "objcheck-48"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
@@ -297,6 +297,9 @@ struct objcheck_source {
 				    or NULL: a header from it other than
 				    the lab's own, byte for byte, is
 				    refused (it is the student's text) */
+	int (*system_file)(const char *real); /* a file outside the root
+				    may be included only when this says so
+				    (sandbox_compiler_sees); NULL: any */
 };
 
 /*
@@ -312,7 +315,12 @@ struct objcheck_source {
  *     copies of the lab's headers identical to them: a header there is
  *     the student's text, which the rules for the student's own lines
  *     would not read as such (the compile box shows no other file of
- *     that folder; this holds when --unsandboxed too).
+ *     that folder; this holds when --unsandboxed too);
+ *   - no file outside the root but what system_file allows: the compile
+ *     box's view of the system, so an --unsandboxed compile reaches no
+ *     other file (red team, 2026-11-27: a symbolic link in the student's
+ *     folder, or an absolute name, to a header of the student's
+ *     elsewhere).
  */
 void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			  struct objcheck_list *out);

@@ -69,18 +69,31 @@ static int same_bytes(const char *a, const char *b)
 /* A file of the student's own folder (not the lab's): the student's file,
  * or a copy of one of the lab's headers with the same bytes (handed in
  * beside the step files); anything else is the student's own text, which
- * the rules for the student's lines would not read as such. 0 when real
- * is not in that folder, 1 when it may be included, 2 when not. */
-static int student_folder_file(const char *real,
-			       const struct objcheck_source *src)
+ * the rules for the student's lines would not read as such. The folder
+ * holds the file when its real path is in it, or the path the compiler
+ * named (a symbolic link there to a file elsewhere: red team, 2026-11-27).
+ * 0 when not in that folder, 1 when it may be included, 2 when not; *relp
+ * is its name there. */
+static int student_folder_file(const char *real, const char *given,
+			       const struct objcheck_source *src,
+			       const char **relp)
 {
 	const char *dir = src->student_dir;
 	size_t dl = dir ? strlen(dir) : 0;
-	if (!dl || (src->lab_dir && !strcmp(dir, src->lab_dir)) ||
-	    strncmp(real, dir, dl) || real[dl] != '/')
+	if (!dl || (src->lab_dir && !strcmp(dir, src->lab_dir)))
 		return 0;
-	const char *rel = real + dl + 1;
-	if (src->source_base && !strcmp(rel, src->source_base))
+	const char *rel;
+	if (!strncmp(real, dir, dl) && real[dl] == '/')
+		rel = real + dl + 1;
+	else if (!strncmp(given, dir, dl) && given[dl] == '/')
+		rel = given + dl + 1;
+	else
+		return 0;
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	*relp = rel;
+	if (src->source_base && !strcmp(rel, src->source_base) &&
+	    rel == real + dl + 1)
 		return 1; /* the file itself */
 	char lab_copy[PATH_MAX * 2];
 	snprintf(lab_copy, sizeof(lab_copy), "%s/%s",
@@ -103,9 +116,9 @@ static void check_included(const char *name, size_t len,
 			 src->cwd ? src->cwd : ".", (int)len, name);
 	if (!realpath(given, real))
 		return;
-	int own = student_folder_file(real, src);
+	const char *rel = NULL;
+	int own = student_folder_file(real, given, src, &rel);
 	if (own == 2) {
-		const char *rel = real + strlen(src->student_dir) + 1;
 		for (int i = 0; i < *nseen; i++)
 			if (!strcmp(seen[i], rel))
 				return; /* said once */
@@ -120,8 +133,21 @@ static void check_included(const char *name, size_t len,
 	if (own)
 		return;
 	size_t rl = strlen(src->root);
-	if (strncmp(real, src->root, rl) || real[rl] != '/')
-		return; /* system and CUDA headers, the student's own folder */
+	if (strncmp(real, src->root, rl) || real[rl] != '/') {
+		/* system and CUDA headers, as the compile box shows them */
+		if (!src->system_file || src->system_file(real))
+			return;
+		for (int i = 0; i < *nseen; i++)
+			if (!strcmp(seen[i], real))
+				return;
+		if (*nseen < 16)
+			snprintf(seen[(*nseen)++], 256, "%s", real);
+		objcheck_add(out,
+			"includes %s: a kernel file may include only its "
+			"lab's headers, cudalab.h and system or CUDA headers",
+			real);
+		return;
+	}
 	/* in an allowed folder, headers only (and the student's file
 	 * itself): the lab's folder also holds
 	 * its harness.cu, lab.json and the other steps' files, which the

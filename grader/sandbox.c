@@ -100,6 +100,15 @@ static int toolkit_dir(char *out, size_t len)
 	return 0;
 }
 
+int sandbox_compiler_sees(const char *real)
+{
+	char tk[PATH_MAX];
+	size_t n;
+	return in_software(real) ||
+	       (toolkit_dir(tk, sizeof(tk)) == 0 && (n = strlen(tk)) > 0 &&
+		!strncmp(real, tk, n) && real[n] == '/');
+}
+
 /* cudalab-box-exec: beside the running program, or one folder up (the unit
  * tests run from build/tests/). */
 static int find_init(char *out, size_t len)

@@ -197,4 +197,12 @@ int sandbox_folder(const struct sandbox *sb, const char *parent,
 /* Remove a folder made by sandbox_folder and everything in it. */
 void sandbox_remove(const char *dir);
 
+/*
+ * Whether a file (its real path) is in what a compile box shows of the
+ * machine: the software folders (/usr, /bin, /sbin, /lib*) and the CUDA
+ * toolkit's real folder. The object check holds an --unsandboxed compile
+ * to the same view (objcheck_source.system_file).
+ */
+int sandbox_compiler_sees(const char *real);
+
 #endif

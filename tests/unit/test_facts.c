@@ -190,8 +190,8 @@ static void derivations(void)
 	 * arrays, whichever derivation comes first; before a launch, a check
 	 * of shared_bytes of a kernel that declares one needs a GPU */
 	kernels = json_pack("[{s:i}]", "shared_bytes", 1024);
-	launch = json_pack("{s:s, s:i}", "event", "launch", "shared_bytes",
-			   8192);
+	launch = json_pack("{s:s, s:i, s:i}", "event", "launch", "shared_bytes",
+			   0, "dynamic_shared_max", 8192);
 	facts = json_object();
 	json_object_set_new(facts, "ptx_dynamic_shared", json_real(1));
 	facts_from_resources(kernels, facts);
@@ -208,9 +208,17 @@ static void derivations(void)
 	facts = json_object();
 	facts_from_launch(launch, facts);
 	facts_from_resources(kernels, facts);
-	CHECK(all_known("launch then resources", facts, FACT_CHECK) &&
+	CHECK(json_number_value(json_object_get(facts, "shared_bytes")) == 1024,
+	      "no extern __shared__ array in the PTX: a launch's dynamic "
+	      "bytes are not shared memory the kernel uses (1024 B, got %g)",
+	      json_number_value(json_object_get(facts, "shared_bytes")));
+	json_t *ptx_dyn = json_pack("{s:i}", "dynamic_shared", 1);
+	facts_from_ptx(ptx_dyn, facts);
+	CHECK(all_known("launch, resources, ptx", facts, FACT_CHECK) &&
 		      json_number_value(json_object_get(facts, "shared_bytes")) == 9216,
-	      "the launch first, then the compiler's figure: the same 9216 B");
+	      "the launch first, the PTX's declaration last: the same 9216 B "
+	      "(the largest any launch asked for, not the biggest launch's 0)");
+	json_decref(ptx_dyn);
 	json_decref(facts);
 	facts = json_object();
 	facts_from_resources(kernels, facts);

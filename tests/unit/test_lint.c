@@ -213,6 +213,18 @@ int main(void)
 	rejects("after an #if 0 group's #endif, reading goes on",
 		"#if 0 // off\nfork();\n#endif\nvoid f() { fork(); }\n", 4,
 		"uses fork");
+	/* red team, 2026-11-27: the lint and the compiler read the same
+	 * group */
+	rejects("#if 0, a comment, then || 1 is compiled",
+		"#if 0 /* off */ || 1\n#include <unistd.h>\n#endif\n", 2,
+		"not on the list");
+	rejects("a // comment spliced onto the #if 0 line: no group",
+		"// note \\\n#if 0\n#include <unistd.h>\n", 3,
+		"not on the list");
+	rejects("a \"/*\" string inside an #if 0 group opens no comment",
+		"#if 0\nconst char *s = \"/*\";\n#endif\n"
+		"#include <unistd.h>\nconst char *t = \"*/\";\n", 4,
+		"not on the list");
 	accepts("the prose of #error and #warning",
 		"#if __CUDA_ARCH__ < 700\n#error unsupported system \\\n"
 		"  (fork it)\n#warning no system here\n#endif\n");

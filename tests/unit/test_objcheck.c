@@ -59,12 +59,18 @@ static int check_text(const char *name, const char *text, char *joined,
 	return list.count;
 }
 
+/* objcheck_source.system_file for the tests: /usr only */
+static int usr_only(const char *real)
+{
+	return !strncmp(real, "/usr/", 5);
+}
+
 static int host_problems(const char *text, const char *root,
 			 const char *const *ok, char *joined, size_t len)
 {
 	struct objcheck_problem items[16];
 	struct objcheck_list list = {items, 0, 16};
-	struct objcheck_source src = {"saxpy_v1.cu", root, root, ok, NULL, NULL};
+	struct objcheck_source src = {"saxpy_v1.cu", root, root, ok, NULL, NULL, NULL};
 	objcheck_host_source(text, &src, &list);
 	joined[0] = 0;
 	for (int i = 0; i < list.count && i < list.max; i++) {
@@ -225,7 +231,7 @@ static int real_host_tu(const char *name, const char *text, char *got,
 	struct objcheck_list list = {items, 0, 16};
 	const char *const none[] = {NULL};
 	struct objcheck_source src_info = {"someone_else.cu", dir, NULL, none,
-					   NULL, NULL};
+					   NULL, NULL, NULL};
 	objcheck_host_source(strbuf_str(&host), &src_info, &list);
 	strbuf_release(&host);
 	got[0] = 0;
@@ -797,7 +803,7 @@ int main(void)
 		struct objcheck_problem items[8];
 		struct objcheck_list list = {items, 0, 8};
 		struct objcheck_source src = {"saxpy_v1.cu", root, root, ok,
-					      lab, sdir};
+					      lab, sdir, NULL};
 		snprintf(text, sizeof(text),
 			 "# 1 \"%s\"\n# 1 \"%s\" 1\nint saxpy(int);\n"
 			 "# 2 \"%s\" 2\n# 1 \"%s\" 1\nint h;\n"
@@ -822,6 +828,25 @@ int main(void)
 		CHECK(list.count == 2 && strstr(items[0].message, "saxpy.h"),
 		      "a changed copy of the lab's saxpy.h is refused (%d)",
 		      list.count);
+		/* outside the root: only what the compile box shows */
+		char outside[PATH_MAX + 16];
+		snprintf(outside, sizeof(outside), "%s_outside.h", root);
+		f = fopen(outside, "w");
+		if (f)
+			fclose(f);
+		src.system_file = usr_only;
+		list.count = 0;
+		snprintf(text, sizeof(text),
+			 "# 1 \"%s\"\n# 1 \"%s\" 1\nint o;\n"
+			 "# 2 \"%s\" 2\n# 1 \"/usr/include/stdio.h\" 1 3\n",
+			 sfile, outside, sfile);
+		objcheck_host_source(text, &src, &list);
+		CHECK(list.count == 1 && strstr(items[0].message, "_outside.h"),
+		      "a header outside the root and outside what the compile "
+		      "box shows is refused; a system header is not (%d: %s)",
+		      list.count, list.count ? items[0].message : "");
+		unlink(outside);
+		src.system_file = NULL;
 		src.student_dir = lab; /* run.py test in the lab's folder */
 		list.count = 0;
 		snprintf(text, sizeof(text), "# 1 \"%s/saxpy_v1.cu\"\n"
