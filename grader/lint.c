@@ -88,7 +88,9 @@ static const char *const angle_ok[] = {
 	"sm_20_intrinsics.h", "sm_30_intrinsics.h", "sm_32_intrinsics.h",
 	"sm_35_intrinsics.h", "sm_61_intrinsics.h", "sm_20_atomic_functions.h",
 	"sm_32_atomic_functions.h", "sm_35_atomic_functions.h",
-	"sm_60_atomic_functions.h", NULL,
+	"sm_60_atomic_functions.h", "builtin_types.h",
+	/* C-style textbook code (nothing in C++) */
+	"stdbool.h", NULL,
 };
 
 /* Folders of headers a kernel file may include with <...>: CUB's block-,
@@ -478,6 +480,28 @@ static int declares_own(const char *text, const char *name, size_t len)
 	return 0;
 }
 
+/* Whether the text #defines name (len bytes) itself: `#define dprintf(...)
+ * ((void)0)`, a debug macro of published code (honest-code tester,
+ * 2026-11-27). Its uses are then the file's macro; what it expands to is
+ * read where it is used, and the object check refuses a call of the C
+ * library's function whatever the spelling. */
+static int defines_own_macro(const char *text, const char *name, size_t len)
+{
+	for (const char *p = strstr(text, "define"); p;
+	     p = strstr(p + 6, "define")) {
+		const char *h = p;
+		while (h > text && (h[-1] == ' ' || h[-1] == '\t'))
+			h--;
+		if (h == text || h[-1] != '#')
+			continue;
+		const char *n = skip_blank(p + 6);
+		if (n == p + 6 || strncmp(n, name, len) || is_ident(n[len]))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
 static void check_ident(struct scan *s, const char *start, size_t len)
 {
 	if (s->skipping)
@@ -526,9 +550,12 @@ static void check_ident(struct scan *s, const char *start, size_t len)
 	int address = b && *b == '&' &&
 		      !(ba && (*ba == '&' || is_ident(*ba) || *ba == ')' ||
 			       *ba == ']' || *ba == '>' || *ba == '*'));
-	if (in_list(banned_anywhere, start, len) ||
+	int own_macro = !std_qualified &&
+			!(len == 4 && !strncmp(start, "main", 4)) &&
+			defines_own_macro(s->text, start, len);
+	if ((in_list(banned_anywhere, start, len) && !own_macro) ||
 	    ((called || address || std_qualified) &&
-	     in_list(banned_calls, start, len) &&
+	     in_list(banned_calls, start, len) && !own_macro &&
 	     (std_qualified || !declares_own(s->text, start, len))) ||
 	    (std_qualified && in_list(banned_std, start, len))) {
 		if (len == 4 && !strncmp(start, "main", 4) && s->cond_depth)

@@ -53,7 +53,8 @@
  * not even then when the file declares a function of its own by that
  * name (`__device__ float read(const float *p)`, 2026-11-27: the object
  * check refuses any reference to the C library's read or write; main
- * stays refused).
+ * stays refused), or a variable or lambda (`auto write = [&](...)`), or
+ * #defines a macro of that name (`#define dprintf(...) ((void)0)`).
  *
  * This check reads text, and text can be spelled past any word list (line
  * splices, digit separators, digraphs, asm labels): it is only the early,

@@ -225,6 +225,15 @@ int main(void)
 		"#if 0\nconst char *s = \"/*\";\n#endif\n"
 		"#include <unistd.h>\nconst char *t = \"*/\";\n", 4,
 		"not on the list");
+	accepts("a debug macro of the file's own named dprintf",
+		"#define dprintf(...) ((void)0)\n"
+		"void f(int n) { dprintf(\"n=%d\\n\", n); }\n");
+	rejects("dprintf with no macro of the file's own",
+		"void f(int n) { dprintf(2, \"n=%d\\n\", n); }\n", 1,
+		"uses dprintf");
+	rejects("#undef dprintf is no definition",
+		"#undef dprintf\nvoid f(int n) { dprintf(2, \"x\"); }\n", 1,
+		"uses dprintf");
 	accepts("the prose of #error and #warning",
 		"#if __CUDA_ARCH__ < 700\n#error unsupported system \\\n"
 		"  (fork it)\n#warning no system here\n#endif\n");
