@@ -132,27 +132,12 @@ static void check_included(const char *name, size_t len,
 	}
 	if (own)
 		return;
-	size_t rl = strlen(src->root);
-	if (strncmp(real, src->root, rl) || real[rl] != '/') {
-		/* system and CUDA headers, as the compile box shows them */
-		if (!src->system_file || src->system_file(real))
-			return;
-		for (int i = 0; i < *nseen; i++)
-			if (!strcmp(seen[i], real))
-				return;
-		if (*nseen < 16)
-			snprintf(seen[(*nseen)++], 256, "%s", real);
-		objcheck_add(out,
-			"includes %s: a kernel file may include only its "
-			"lab's headers, cudalab.h and system or CUDA headers",
-			real);
-		return;
-	}
-	/* in an allowed folder, headers only (and the student's file
-	 * itself): the lab's folder also holds
-	 * its harness.cu, lab.json and the other steps' files, which the
-	 * sandbox hides but --unsandboxed does not (red team, 2026-11-27:
-	 * the lint was then the only rule) */
+	/* in an allowed folder (the lab's, the student include folder, which
+	 * is under the root or in a per-user cache outside it), headers only
+	 * (and the student's file itself): the lab's folder also holds its
+	 * harness.cu, lab.json and the other steps' files, which the sandbox
+	 * hides but --unsandboxed does not (red team, 2026-11-27: the lint
+	 * was then the only rule) */
 	const char *ext = strrchr(real, '.'), *base = strrchr(real, '/');
 	int header = (ext && (!strcmp(ext, ".h") || !strcmp(ext, ".cuh") ||
 			      !strcmp(ext, ".hpp"))) ||
@@ -164,6 +149,22 @@ static void check_included(const char *name, size_t len,
 		if (!strncmp(real, *ok, ol) && real[ol] == '/' &&
 		    !strchr(real + ol + 1, '/'))
 			return;
+	}
+	size_t rl = strlen(src->root);
+	if (strncmp(real, src->root, rl) || real[rl] != '/') {
+		/* system and CUDA headers, as the compile box shows them */
+		if (!src->system_file || src->system_file(real))
+			return;
+		for (int i = 0; i < *nseen; i++)
+			if (!strcmp(seen[i], real))
+				return;
+		if (*nseen < 16)
+			snprintf(seen[(*nseen)++], 256, "%s", real);
+		objcheck_add(out,
+			"includes %s: a kernel file may include only its lab's "
+			"headers, cudalab.h and system or CUDA headers",
+			real);
+		return;
 	}
 	for (int i = 0; i < *nseen; i++)
 		if (!strcmp(seen[i], real + rl + 1))
