@@ -11,6 +11,13 @@ says what ran and how it went.
 usage: python3 tests/gpu_parts.py OUTDIR PART [PART ...]
        python3 tests/gpu_parts.py --list
 
+The part "bench" runs `run.py bench LAB --src solutions/LAB` for every lab
+(about 5 minutes on an H100, 2026-11-27) and keeps each log in
+build/bench-logs/ and all of them in build/bench-logs.tar: copy that one
+file to OUTDIR (a lent machine sends back at most 8 files), unpack it here
+and write the README tables with `run.py record LAB --events
+build/bench-logs/LAB.jsonl`.
+
 Measured durations on the H100 (2026-11-23, ea4e504): coalescing 41 s,
 saxpy 182 s, haxpy 53 s, transpose 76 s, reduction 78 s, prefetch 141 s,
 memtuning 51 s, sandbox 50 s, explain 151 s, sizes 7 s, shared_saxpy 64 s,

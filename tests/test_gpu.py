@@ -950,6 +950,51 @@ def newcomer_on_gpu(t):
                  len(rows) >= 5 and all(re.match(r" [\d.]+% $", c)
                                         for c in rows),
                  "%s\n%s" % (rows, text[:900]))
+BENCH_LOGS = os.path.join(hu.ROOT, "build", "bench-logs")
+
+
+def bench_references(t, labs=None):
+    """`run.py bench LAB --src solutions/LAB` for every lab (or those
+    named), each in a state folder of its own: every reference step
+    passes and its timings pass the judge's clock. Each run's log is kept
+    as build/bench-logs/LAB.jsonl (and all of them in
+    build/bench-logs.tar, one file to bring back from a lent GPU
+    machine), for `run.py record LAB --events build/bench-logs/LAB.jsonl`:
+    the README's results tables."""
+    run_py = [sys.executable, os.path.join(hu.ROOT, "run.py")]
+    os.makedirs(BENCH_LOGS, exist_ok=True)
+    labs = labs or sorted(
+        d for d in os.listdir(os.path.join(hu.ROOT, "labs"))
+        if os.path.exists(os.path.join(hu.ROOT, "labs", d, "lab.json")))
+    for lab in labs:
+        with hu.Scratch() as s:
+            state = os.path.join(s.path, "state")
+            began = time.time()
+            rc, o, e = hu.run(run_py + ["bench", lab, "--src",
+                                        os.path.join("solutions", lab),
+                                        "--plain"],
+                              env={"CUDALAB_STATE": state}, timeout=900)
+            took = time.time() - began
+            log = os.path.join(state, "runs", "%s-last.jsonl" % lab)
+            events = []
+            if os.path.exists(log):
+                shutil.copy(log, os.path.join(BENCH_LOGS, lab + ".jsonl"))
+                with open(log) as f:
+                    events = [json.loads(x) for x in f if x.strip()]
+        ends = hu.step_ends(events)
+        t.record("gpu: bench %s: every reference step passes (%.0f s)"
+                 % (lab, took),
+                 rc == 0 and ends and all(e.get("verdict") == "pass"
+                                          for e in ends.values()),
+                 "rc=%d %s\n%s" % (rc, {k: (v.get("verdict"),
+                                              v.get("summary"))
+                                          for k, v in ends.items()},
+                                     e[-800:]))
+        judge_clock_honest(t, lab, events, "reference (bench)")
+        subprocess.run(["tar", "-cf", BENCH_LOGS + ".tar", "-C", BENCH_LOGS,
+                        "."], check=False)
+
+
 def timed_sizes(t):
     """The timed case comes from the device: it moves at least 8x the L2
     and holds at most a quarter of the memory (timed_size.h)."""
@@ -1228,6 +1273,7 @@ PARTS = [
     ("sandbox", "sandbox",
      lambda t: (sandbox_gpu(t), hidden_sizes_by_file(t))),
     ("class", "class", graded_class),
+    ("bench", "bench", bench_references),
     ("newcomer", "newcomer", newcomer_on_gpu),
     ("server", "server", server_burst),
 ]
@@ -1236,11 +1282,11 @@ PARTS = [
 def run(t):
     """Every lab, or only those named in CUDALAB_GPU_LABS (comma-separated:
     a quick GPU check of one lab while working on it). The server burst
-    takes minutes of GPU time: it runs only when CUDALAB_GPU_LABS names
-    it."""
+    and the benches (the README tables' runs) take minutes of GPU time:
+    they run only when CUDALAB_GPU_LABS names them."""
     only = [x for x in os.environ.get("CUDALAB_GPU_LABS", "").split(",") if x]
     for part, group, suite in PARTS:
-        if (only or group == "server") and group not in only:
+        if (only or group in ("server", "bench")) and group not in only:
             t.skip("gpu: %s" % part, "CUDALAB_GPU_LABS does not name %s"
                    % group)
             continue
