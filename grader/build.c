@@ -784,24 +784,18 @@ struct quotable {
 	const struct harness_names *names;
 };
 
-static int under(const char *real, const char *dir)
-{
-	size_t n = strlen(dir);
-	return n && !strncmp(real, dir, n) && (real[n] == '/' || !dir[n - 1] ||
-					       dir[n - 1] == '/');
-}
-
 static int quotable_file(const char *file, void *arg)
 {
 	const struct quotable *q = arg;
 	char real[PATH_MAX];
 	if (file[0] == '<' || !realpath(file, real))
 		return 1;
-	if (!strcmp(real, q->source) || under(real, q->folder) ||
-	    under(real, q->keep) ||
-	    under(real, q->names->lab_dir) || under(real, q->names->inc_dir) ||
-	    under(real, "/usr/include/") || under(real, "/usr/lib/gcc/") ||
-	    (q->toolkit[0] && under(real, q->toolkit)))
+	if (!strcmp(real, q->source) || path_under(real, q->folder) ||
+	    path_under(real, q->keep) || path_under(real, q->names->lab_dir) ||
+	    path_under(real, q->names->inc_dir) ||
+	    path_under(real, "/usr/include") ||
+	    path_under(real, "/usr/lib/gcc") ||
+	    (q->toolkit[0] && path_under(real, q->toolkit)))
 		return 1;
 	return 0;
 }

@@ -4,7 +4,16 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+
+int path_under(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n > 0 && !strncmp(path, dir, n) && path[n] == '/';
+}
 
 int mkdirs(const char *path)
 {

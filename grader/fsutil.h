@@ -3,10 +3,15 @@
  *
  *   mkdirs(path)  create path and its missing parents (mode 0755), like
  *                 `mkdir -p`; 0, or -1 with errno set.
+ *   path_under(path, dir)
+ *                 whether path lies inside dir (dir's trailing slashes
+ *                 ignored; dir itself is not inside it). Plain text: give
+ *                 real paths for a decision about files.
  */
 #ifndef CUDALAB_FSUTIL_H
 #define CUDALAB_FSUTIL_H
 
 int mkdirs(const char *path);
+int path_under(const char *path, const char *dir);
 
 #endif

@@ -4,6 +4,7 @@
  * (objcheck_host_source; the rules are in objcheck.h). One walk over
  * cudafe++'s tokens, #if 0 blocks skipped. */
 #include "objcheck.h"
+#include "fsutil.h"
 #include "objcheck_private.h"
 
 #include <ctype.h>
@@ -79,26 +80,33 @@ static int student_folder_file(const char *real, const char *given,
 			       const char **relp)
 {
 	const char *dir = src->student_dir;
-	size_t dl = dir ? strlen(dir) : 0;
-	if (!dl || (src->lab_dir && !strcmp(dir, src->lab_dir)))
+	if (!dir || !dir[0] || (src->lab_dir && !strcmp(dir, src->lab_dir)))
 		return 0;
-	const char *rel;
-	if (!strncmp(real, dir, dl) && real[dl] == '/')
-		rel = real + dl + 1;
-	else if (!strncmp(given, dir, dl) && given[dl] == '/')
-		rel = given + dl + 1;
-	else
+	size_t dl = strlen(dir);
+	int really = path_under(real, dir);
+	if (!really && !path_under(given, dir))
 		return 0;
+	const char *rel = (really ? real : given) + dl + 1;
 	while (rel[0] == '.' && rel[1] == '/')
 		rel += 2;
 	*relp = rel;
-	if (src->source_base && !strcmp(rel, src->source_base) &&
-	    rel == real + dl + 1)
+	if (really && src->source_base && !strcmp(rel, src->source_base))
 		return 1; /* the file itself */
 	char lab_copy[PATH_MAX * 2];
 	snprintf(lab_copy, sizeof(lab_copy), "%s/%s",
 		 src->lab_dir ? src->lab_dir : "", rel);
 	return src->lab_dir && same_bytes(real, lab_copy) ? 1 : 2;
+}
+
+/* Whether name was refused already (seen, nseen of 16 kept); marks it. */
+static int said_before(const char *name, char (*seen)[256], int *nseen)
+{
+	for (int i = 0; i < *nseen; i++)
+		if (!strcmp(seen[i], name))
+			return 1;
+	if (*nseen < 16)
+		snprintf(seen[(*nseen)++], 256, "%s", name);
+	return 0;
 }
 
 /* A file named by a line marker: outside root, or in an allowed folder. */
@@ -118,18 +126,12 @@ static void check_included(const char *name, size_t len,
 		return;
 	const char *rel = NULL;
 	int own = student_folder_file(real, given, src, &rel);
-	if (own == 2) {
-		for (int i = 0; i < *nseen; i++)
-			if (!strcmp(seen[i], rel))
-				return; /* said once */
-		if (*nseen < 16)
-			snprintf(seen[(*nseen)++], 256, "%s", rel);
+	if (own == 2 && !said_before(rel, seen, nseen))
 		objcheck_add(out,
 			"includes %s from the student's own folder: a kernel "
 			"file is one file, and includes the lab's headers as "
 			"the lab gives them (remove that file, or make it the "
 			"lab's copy)", rel);
-	}
 	if (own)
 		return;
 	/* in an allowed folder (the lab's, the student include folder, which
@@ -144,37 +146,21 @@ static void check_included(const char *name, size_t len,
 		     (src->source_base && base &&
 		      !strcmp(base + 1, src->source_base)); /* the file */
 	for (const char *const *ok = src->include_ok; header && ok && *ok;
-	     ok++) {
-		size_t ol = strlen(*ok);
-		if (!strncmp(real, *ok, ol) && real[ol] == '/' &&
-		    !strchr(real + ol + 1, '/'))
+	     ok++)
+		if (path_under(real, *ok) &&
+		    !strchr(real + strlen(*ok) + 1, '/'))
 			return;
-	}
-	size_t rl = strlen(src->root);
-	if (strncmp(real, src->root, rl) || real[rl] != '/') {
-		/* system and CUDA headers, as the compile box shows them */
-		if (!src->system_file || src->system_file(real))
-			return;
-		for (int i = 0; i < *nseen; i++)
-			if (!strcmp(seen[i], real))
-				return;
-		if (*nseen < 16)
-			snprintf(seen[(*nseen)++], 256, "%s", real);
+	int in_tree = path_under(real, src->root);
+	/* outside the tree: system and CUDA headers, as the compile box
+	 * shows them */
+	if (!in_tree && (!src->system_file || src->system_file(real)))
+		return;
+	const char *shown = in_tree ? real + strlen(src->root) + 1 : real;
+	if (!said_before(shown, seen, nseen))
 		objcheck_add(out,
 			"includes %s: a kernel file may include only its lab's "
 			"headers, cudalab.h and system or CUDA headers",
-			real);
-		return;
-	}
-	for (int i = 0; i < *nseen; i++)
-		if (!strcmp(seen[i], real + rl + 1))
-			return;
-	if (*nseen < 16)
-		snprintf(seen[(*nseen)++], 256, "%s", real + rl + 1);
-	objcheck_add(out,
-		"includes %s: a kernel file may include only its lab's "
-		"headers, cudalab.h and system or CUDA headers",
-		real + rl + 1);
+			shown);
 }
 
 /* The tokens of cudafe++'s output, as the walk hands them on. */

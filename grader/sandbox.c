@@ -102,11 +102,16 @@ static int toolkit_dir(char *out, size_t len)
 
 int sandbox_compiler_sees(const char *real)
 {
-	char tk[PATH_MAX];
-	size_t n;
-	return in_software(real) ||
-	       (toolkit_dir(tk, sizeof(tk)) == 0 && (n = strlen(tk)) > 0 &&
-		!strncmp(real, tk, n) && real[n] == '/');
+	/* asked for every file a compile's line markers name: the toolkit's
+	 * folder (a search of PATH) found once */
+	static char tk[PATH_MAX];
+	static int known;
+	if (!known) {
+		if (toolkit_dir(tk, sizeof(tk)) < 0)
+			tk[0] = 0;
+		known = 1;
+	}
+	return in_software(real) || (tk[0] && path_under(real, tk));
 }
 
 /* cudalab-box-exec: beside the running program, or one folder up (the unit

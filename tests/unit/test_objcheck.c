@@ -65,19 +65,27 @@ static int usr_only(const char *real)
 	return !strncmp(real, "/usr/", 5);
 }
 
-static int host_problems(const char *text, const char *root,
-			 const char *const *ok, char *joined, size_t len)
+/* objcheck_host_source's problems for text as src sees it, joined. */
+static int source_problems(const char *text,
+			   const struct objcheck_source *src, char *joined,
+			   size_t len)
 {
 	struct objcheck_problem items[16];
 	struct objcheck_list list = {items, 0, 16};
-	struct objcheck_source src = {"saxpy_v1.cu", root, root, ok, NULL, NULL, NULL};
-	objcheck_host_source(text, &src, &list);
+	objcheck_host_source(text, src, &list);
 	joined[0] = 0;
 	for (int i = 0; i < list.count && i < list.max; i++) {
 		strncat(joined, items[i].message, len - strlen(joined) - 1);
 		strncat(joined, " | ", len - strlen(joined) - 1);
 	}
 	return list.count;
+}
+
+static int host_problems(const char *text, const char *root,
+			 const char *const *ok, char *joined, size_t len)
+{
+	struct objcheck_source src = {"saxpy_v1.cu", root, root, ok, NULL, NULL, NULL};
+	return source_problems(text, &src, joined, len);
 }
 
 /* host_problems of text as the student's own lines (a marker naming the
@@ -800,8 +808,6 @@ int main(void)
 			fputs("namespace std { }\n", f);
 			fclose(f);
 		}
-		struct objcheck_problem items[8];
-		struct objcheck_list list = {items, 0, 8};
 		struct objcheck_source src = {"saxpy_v1.cu", root, root, ok,
 					      lab, sdir, NULL};
 		snprintf(text, sizeof(text),
@@ -809,25 +815,21 @@ int main(void)
 			 "# 2 \"%s\" 2\n# 1 \"%s\" 1\nint h;\n"
 			 "# 3 \"%s\" 2\n# 1 \"%s\" 1\nint h2;\n",
 			 sfile, scopy, sfile, sown, sfile, sown);
-		objcheck_host_source(text, &src, &list);
-		CHECK(list.count == 1 &&
-			      strstr(items[0].message,
-				     "includes helpers.h from the student's "
-				     "own folder"),
+		n = source_problems(text, &src, got, sizeof(got));
+		CHECK(n == 1 && strstr(got, "includes helpers.h from the "
+					    "student's own folder"),
 		      "the student's folder: the file and an unchanged copy "
 		      "of saxpy.h pass, its own helpers.h is refused once "
-		      "(%d: %s)", list.count,
-		      list.count ? items[0].message : "");
+		      "(%d: %s)", n, got);
 		f = fopen(scopy, "w");
 		if (f) {
 			fputs("#define private public\n", f);
 			fclose(f);
 		}
-		list.count = 0;
-		objcheck_host_source(text, &src, &list);
-		CHECK(list.count == 2 && strstr(items[0].message, "saxpy.h"),
-		      "a changed copy of the lab's saxpy.h is refused (%d)",
-		      list.count);
+		n = source_problems(text, &src, got, sizeof(got));
+		CHECK(n == 2 && strstr(got, "includes saxpy.h from"),
+		      "a changed copy of the lab's saxpy.h is refused (%d: %s)",
+		      n, got);
 		/* outside the root: only what the compile box shows */
 		char outside[PATH_MAX + 16];
 		snprintf(outside, sizeof(outside), "%s_outside.h", root);
@@ -835,26 +837,24 @@ int main(void)
 		if (f)
 			fclose(f);
 		src.system_file = usr_only;
-		list.count = 0;
 		snprintf(text, sizeof(text),
 			 "# 1 \"%s\"\n# 1 \"%s\" 1\nint o;\n"
 			 "# 2 \"%s\" 2\n# 1 \"/usr/include/stdio.h\" 1 3\n",
 			 sfile, outside, sfile);
-		objcheck_host_source(text, &src, &list);
-		CHECK(list.count == 1 && strstr(items[0].message, "_outside.h"),
+		n = source_problems(text, &src, got, sizeof(got));
+		CHECK(n == 1 && strstr(got, "_outside.h"),
 		      "a header outside the root and outside what the compile "
 		      "box shows is refused; a system header is not (%d: %s)",
-		      list.count, list.count ? items[0].message : "");
+		      n, got);
 		unlink(outside);
 		src.system_file = NULL;
 		src.student_dir = lab; /* run.py test in the lab's folder */
-		list.count = 0;
 		snprintf(text, sizeof(text), "# 1 \"%s/saxpy_v1.cu\"\n"
 			 "# 1 \"%s\" 1\nint saxpy(int);\n", lab, hdr);
-		objcheck_host_source(text, &src, &list);
-		CHECK(list.count == 0,
+		n = source_problems(text, &src, got, sizeof(got));
+		CHECK(n == 0,
 		      "in the lab's own folder the lab's headers are the "
-		      "lab's (%d)", list.count);
+		      "lab's (%d: %s)", n, got);
 	}
 
 	/* host asm judged by what it is, whichever file it comes from: a
