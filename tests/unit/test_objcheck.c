@@ -846,6 +846,21 @@ int main(void)
 		      "a header outside the root and outside what the compile "
 		      "box shows is refused; a system header is not (%d: %s)",
 		      n, got);
+		/* a symbolic link in the student's folder to a header
+		 * elsewhere is the folder's (red team, 2026-11-27) */
+		char link_in[PATH_MAX + 16];
+		snprintf(link_in, sizeof(link_in), "%s/cuda_runtime.h", sdir);
+		CHECK(symlink(outside, link_in) == 0, "a link made (%s)", link_in);
+		src.system_file = NULL;
+		snprintf(text, sizeof(text),
+			 "# 1 \"%s\"\n# 1 \"%s\" 1\nint o;\n# 2 \"%s\" 2\n",
+			 sfile, link_in, sfile);
+		n = source_problems(text, &src, got, sizeof(got));
+		CHECK(n == 1 && strstr(got, "includes cuda_runtime.h from the "
+					    "student's own folder"),
+		      "a link in the student's folder to a file outside it is "
+		      "refused as the folder's own (%d: %s)", n, got);
+		unlink(link_in);
 		unlink(outside);
 		src.system_file = NULL;
 		src.student_dir = lab; /* run.py test in the lab's folder */
