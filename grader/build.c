@@ -564,6 +564,19 @@ static json_t *check_object(struct harness_names *h, const char *dir,
 	else
 		objcheck_host_source(strbuf_str(&host), &h->source, &list);
 	strbuf_release(&host);
+	/* and the files the device pass read (an include under
+	 * #ifdef __CUDA_ARCH__ is in no host file) */
+	kept_path(dir, source, "cpp1.ii", path, sizeof(path));
+	struct strbuf device = STRBUF_INIT;
+	if (strbuf_read_file(&device, path) < 0) {
+		if (!err[0])
+			snprintf(err, sizeof(err), "nvcc kept no device "
+				 "translation unit (%s) to check", path);
+	} else {
+		objcheck_device_includes(strbuf_str(&device), &h->source,
+					 &list);
+	}
+	strbuf_release(&device);
 	if (rc == 0 && !err[0] && list.count == 0)
 		return NULL;
 	json_t *out = json_array();

@@ -191,7 +191,7 @@
 
 /* Changes whenever a rule changes: part of the build cache's key, so a
  * cached verdict of the object check is never an older rule's. */
-#define OBJCHECK_RULES "objcheck-49"
+#define OBJCHECK_RULES "objcheck-50"
 
 /* Why a macro may not come before an #include, and why a line directive
  * is refused: the messages of objcheck_line_directives, and of ppview's
@@ -324,6 +324,18 @@ struct objcheck_source {
  */
 void objcheck_host_source(const char *text, const struct objcheck_source *src,
 			  struct objcheck_list *out);
+
+/*
+ * The include rules of objcheck_host_source, for the files nvcc's device
+ * pass was made from (NAME.cpp1.ii: the line markers of the preprocessor
+ * run with __CUDA_ARCH__ defined). An #include inside #ifdef __CUDA_ARCH__
+ * never reaches the host translation unit (red team, 2026-11-27: under
+ * --unsandboxed such an include put the instructor's reference kernel in
+ * the student's PTX). A problem already in out is not added again.
+ */
+void objcheck_device_includes(const char *text,
+			      const struct objcheck_source *src,
+			      struct objcheck_list *out);
 
 /*
  * Check the student's own source text: no #line directive, no GNU line

@@ -888,6 +888,46 @@ void objcheck_host_source(const char *text, const struct objcheck_source *src,
 	free(joined);
 }
 
+void objcheck_device_includes(const char *text,
+			      const struct objcheck_source *src,
+			      struct objcheck_list *out)
+{
+	char names[16][256];
+	int nnames = 0;
+	struct objcheck_problem items[8];
+	struct objcheck_list mine = {items, 0, 8};
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p += !!p) {
+		/* a line marker: # N "file" (a line of the preprocessor's
+		 * output that begins with # is a directive) */
+		const char *q = p;
+		if (*q++ != '#')
+			continue;
+		q += strspn(q, " \t");
+		if (!isdigit((unsigned char)*q))
+			continue;
+		q += strspn(q, "0123456789");
+		q += strspn(q, " \t");
+		if (*q != '"')
+			continue;
+		const char *f = q + 1, *fe = f;
+		while (*fe && *fe != '"' && *fe != '\n')
+			fe += fe[0] == '\\' && fe[1] ? 2 : 1;
+		if (*fe == '"')
+			check_included(f, (size_t)(fe - f), src, names, &nnames,
+				       &mine);
+	}
+	/* what the host pass said already is not said again */
+	int before = out->count < out->max ? out->count : out->max;
+	for (int i = 0; i < mine.count && i < mine.max; i++) {
+		int dup = 0;
+		for (int k = 0; k < before && !dup; k++)
+			dup = !strcmp(out->items[k].message, items[i].message);
+		if (!dup)
+			objcheck_add(out, "%s (in device code)",
+				     items[i].message);
+	}
+}
+
 /* The walk over the host translation unit, splices removed. */
 static void host_walk(const char *text, const struct objcheck_source *src,
 		      struct objcheck_list *out)

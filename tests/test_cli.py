@@ -910,6 +910,22 @@ def sandbox_policy(t, state):
              "so once (sandbox: off, why)",
              rc == 3 and o.count("sandbox: off") == 1
              and "/nonexistent/bwrap" in o, "rc=%d\n%s" % (rc, o[-800:]))
+    # an include the device pass alone reads, with no box to hide the tree
+    # (red team, 2026-11-27: the reference kernel became the student's PTX)
+    with hu.Scratch() as s:
+        with open(os.path.join(s.path, "saxpy_v5.cu"), "w") as f:
+            f.write('#include "saxpy.h"\n#ifdef __CUDA_ARCH__\n'
+                    '%:include "../../solutions/saxpy/saxpy_v5.cu"\n'
+                    '#else\n__global__ void saxpy_vec4(int n, float a, '
+                    'const float *x, float *y) {}\n'
+                    'void saxpy(int n, float a, const float *x, float *y)\n'
+                    '{ saxpy_vec4<<<1, 256>>>(n, a, x, y); }\n#endif\n')
+        rc, o, e = hu.run(RUN + ["test", "saxpy", "--step", "v5", "--src",
+                                 s.path, "--plain"], env=nobox)
+        t.record("cli: without a box, an #include under #ifdef __CUDA_ARCH__ "
+                 "of the instructor's tree is rejected, naming it",
+                 rc == 1 and "includes solutions/saxpy/saxpy_v5.cu" in o
+                 and "device code" in o, "rc=%d\n%s" % (rc, o[-800:]))
     rc, events, _ = hu.grade(["test", "saxpy", "--step", "1"], env=env)
     ev = [x for x in events if x.get("event") == "sandbox"]
     t.record("cli: with bubblewrap, the sandbox event says on (and not "

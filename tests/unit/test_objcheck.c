@@ -1115,6 +1115,40 @@ int main(void)
 	      "in the lab's folder only headers may be included: lab.json "
 	      "is named, saxpy.h is not (%d: %s)", n, got);
 
+	/* the device pass's files (red team, 2026-11-27: an include under
+	 * #ifdef __CUDA_ARCH__ is in no host file) */
+	{
+		struct objcheck_source src = {"saxpy_v1.cu", root, root, ok,
+					      NULL, NULL, NULL};
+		struct objcheck_problem items[16];
+		struct objcheck_list list = {items, 0, 16};
+		snprintf(text, sizeof(text),
+			 "# 1 \"/tmp/s/saxpy_v1.cu\"\n"
+			 "# 1 \"labs/saxpy/saxpy.h\" 1\n"
+			 "#pragma once\n"
+			 "# 4 \"/tmp/s/saxpy_v1.cu\" 2\n"
+			 "# 1 \"labs/saxpy/../../solutions/saxpy_v5.cu\" 1\n"
+			 "__global__ void k(float *x) {}\n"
+			 "# 5 \"/tmp/s/saxpy_v1.cu\" 2\n");
+		objcheck_device_includes(text, &src, &list);
+		CHECK(list.count == 1 &&
+		      strstr(items[0].message, "includes solutions/saxpy_v5.cu") &&
+		      strstr(items[0].message, "device code"),
+		      "an include only the device pass read is named (%d: %s)",
+		      list.count, list.count ? items[0].message : "");
+		objcheck_device_includes(text, &src, &list);
+		CHECK(list.count == 1, "what was said already is not said "
+		      "again (%d)", list.count);
+		list.count = 0;
+		snprintf(text, sizeof(text),
+			 "# 1 \"/tmp/s/saxpy_v1.cu\"\n"
+			 "# 1 \"labs/saxpy/saxpy.h\" 1\n"
+			 "# 4 \"/tmp/s/saxpy_v1.cu\" 2\n");
+		objcheck_device_includes(text, &src, &list);
+		CHECK(list.count == 0, "the lab's header in the device pass is "
+		      "allowed (%d)", list.count);
+	}
+
 	headers_bring_no_host_asm();
 	registration_holds_only_registration();
 	registration_deferred();
