@@ -299,7 +299,14 @@ def _zip_directory(path):
         tail_at = max(0, size - (22 + 0xFFFF + 20))
         fh.seek(tail_at)
         tail = fh.read()
-        at = tail.rfind(b"PK\x05\x06")
+        # where zipfile looks: an end record with no comment in the last
+        # 22 bytes first, only then the last signature (red team,
+        # 2026-11-27: an end record whose own offset field spelt the
+        # signature hid the directory's size from a search alone)
+        if tail[-22:-18] == b"PK\x05\x06" and tail[-2:] == b"\0\0":
+            at = len(tail) - 22
+        else:
+            at = tail.rfind(b"PK\x05\x06")
         if at < 0 or len(tail) < at + 22:
             return None
         entries, cd_bytes = struct.unpack_from("<HL", tail, at + 10)
