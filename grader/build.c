@@ -766,7 +766,7 @@ static json_t *ptxas_resources(const struct build_env *env,
 		box_for_compile(&box);
 		box.rw = dir;
 		c.env = cenv;
-		if (env->sb->as_root && chown(dir, SANDBOX_UID, SANDBOX_UID) < 0)
+		if (env->sb->as_root && chown(dir, (uid_t)box.uid, (gid_t)box.gid) < 0)
 			return json_array();
 		c.argv = sandbox_argv(env->sb, &box, NULL, argv);
 	}
@@ -1130,7 +1130,7 @@ static void compile_start(struct compile_batch *cb, size_t i)
 		struct box box;
 		step_box(cb, i, &box);
 		if (env->sb->as_root &&
-		    chown(j->tmp, SANDBOX_UID, SANDBOX_UID) < 0)
+		    chown(j->tmp, (uid_t)box.uid, (gid_t)box.gid) < 0)
 			strbuf_addf(&cb->steps[i].log, "cannot hand %s to the "
 				    "sandbox: %s\n", j->tmp, strerror(errno));
 		j->kid.argv = sandbox_argv(env->sb, &box, NULL,
@@ -1232,7 +1232,7 @@ static int compile_box_run(struct compile_batch *cb, size_t i,
 		step_box(cb, i, &box);
 		c.env = strvec_argv(&cb->compile_env);
 		if (env->sb->as_root &&
-		    chown(j->tmp, SANDBOX_UID, SANDBOX_UID) < 0) {
+		    chown(j->tmp, (uid_t)box.uid, (gid_t)box.gid) < 0) {
 			if (failed)
 				snprintf(failed, 256, "cannot hand %s to the "
 					 "sandbox; ", j->tmp);
@@ -1466,11 +1466,39 @@ static void drop_intermediates(const char *dir)
 		closedir(d);
 }
 
+/* Whether the compile failed for a reason of the machine, not of the
+ * file: the box could not start its command (cudalab-box-exec or bwrap
+ * say so, exit 126/127), the compiler was killed by a signal, or the
+ * machine ran out of processes or disk. Red team, 2026-11-27: a box that
+ * failed at exec (another box had used up the processes of the uid all
+ * boxes then shared) was cached as that student's compile error, and
+ * --fresh did not clear it. */
+static int machine_failure(const struct step_build *b,
+			   const struct compile_job *j)
+{
+	if (j->kid.term_signal ||
+	    (j->kid.exited && (j->kid.exit_code == 126 ||
+			       j->kid.exit_code == 127)))
+		return 1;
+	const char *log = strbuf_str(&b->log);
+	static const char *const said[] = {
+		"\nbox: ", "\nbwrap: ", "Resource temporarily unavailable",
+		"No space left on device", "Cannot allocate memory", NULL};
+	if (!strncmp(log, "box: ", 5) || !strncmp(log, "bwrap: ", 7))
+		return 1;
+	for (const char *const *w = said; *w; w++)
+		if (strstr(log, *w))
+			return 1;
+	return 0;
+}
+
 /* Cache successes and compile errors alike: both are facts of this
- * content. Only a timed-out compile is retried. */
+ * content. A timed-out compile is retried, and one that failed for a
+ * reason of the machine (machine_failure: a file could write those words
+ * in an #error, which costs it only the cache). */
 static void publish(const struct step_build *b, const struct compile_job *j)
 {
-	if (j->kid.timed_out) {
+	if (j->kid.timed_out || (!b->ok && machine_failure(b, j))) {
 		remove_tree(j->tmp);
 		return;
 	}
@@ -1545,6 +1573,11 @@ static void batch_link(struct compile_batch *cb, size_t i)
 			    json_integer(ptx_dynamic_shared(ptx)));
 	free(ptx);
 	b->seconds = j->kid.seconds;
+	if (!b->ok && machine_failure(b, j))
+		add_diagnostic(b, "the compile failed for a reason of the "
+				  "machine, not of the file (see its output): "
+				  "not kept in the build cache, so the next "
+				  "run compiles it again");
 	drop_intermediates(j->tmp);
 	publish(b, j);
 	j->tmp[0] = '\0'; /* published or removed */

@@ -261,7 +261,9 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 	     sizes[PATH_MAX + 64];
 	int boxed = sb && sb->on;
 	snprintf(box_parent, sizeof(box_parent), "%s/box", o->build_dir);
-	if (sandbox_folder(boxed ? sb : NULL, box_parent, 0, scratch,
+	struct box box;
+	box_for_run(&box);
+	if (sandbox_folder(boxed ? sb : NULL, box.uid, box_parent, 0, scratch,
 			   sizeof(scratch)) < 0) {
 		scratch[0] = 0;
 		if (!r->error)
@@ -278,7 +280,7 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 		/* readable by the step alone: 0600, its uid's when boxed */
 		if (!(f && fclose(f) == 0 && chmod(sizes, 0600) == 0 &&
 		      (!boxed || !sb->as_root ||
-		       chown(sizes, SANDBOX_UID, SANDBOX_UID) == 0))) {
+		       chown(sizes, (uid_t)box.uid, (gid_t)box.gid) == 0))) {
 			if (!r->error)
 				r->error = event_error(
 					NULL, "harness",
@@ -288,8 +290,6 @@ static void run_executable(const struct grade_opts *o, struct sandbox *sb,
 		}
 		strvec_pushl(&argv, "--extra-size-file", sizes, NULL);
 	}
-	struct box box;
-	box_for_run(&box);
 	box_ro(&box, exe);
 	box.rw = scratch;
 	box.keep_fd = 3;
@@ -998,7 +998,7 @@ static int open_sandbox(struct grade_run *run)
 	     event_sandbox(sb->on,
 			   !sb->on ? NULL
 			   : sb->as_root
-				   ? "bubblewrap; programs as uid 65534, "
+				   ? "bubblewrap; programs as a uid of their box's own, "
 				     "tools' reports out of their reach"
 				   : "bubblewrap in a user namespace; "
 				     "one uid for tools and programs",

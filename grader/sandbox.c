@@ -13,9 +13,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+long sandbox_box_uid(void)
+{
+	static unsigned counter;
+	unsigned k = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+	return SANDBOX_UID_BASE + ((long)(getpid() & 0x3fffff) << 6) +
+	       (long)(k & 63);
+}
+
 void box_for_run(struct box *b)
 {
-	*b = (struct box){.uid = SANDBOX_UID, .gid = SANDBOX_UID,
+	long uid = sandbox_box_uid();
+	*b = (struct box){.uid = uid, .gid = uid,
 			  .tmp_bytes = 256L << 20, .data_bytes = 16L << 30,
 			  .nproc = 512, .file_bytes = 64L << 20, .gpu = 1,
 			  .keep_fd = -1, .lock_fd = -1};
@@ -23,7 +32,8 @@ void box_for_run(struct box *b)
 
 void box_for_compile(struct box *b)
 {
-	*b = (struct box){.uid = SANDBOX_UID, .gid = SANDBOX_UID,
+	long uid = sandbox_box_uid();
+	*b = (struct box){.uid = uid, .gid = uid,
 			  .tmp_bytes = SANDBOX_COMPILE_TMP,
 			  .data_bytes = SANDBOX_COMPILE_DATA,
 			  .nproc = 256, .file_bytes = 64L << 20, .gpu = 0,
@@ -408,7 +418,7 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 	return sb->argv;
 }
 
-int sandbox_folder(const struct sandbox *sb, const char *parent,
+int sandbox_folder(const struct sandbox *sb, long uid, const char *parent,
 		   int for_report, char *out, size_t len)
 {
 	if (mkdirs(parent) < 0)
@@ -417,7 +427,7 @@ int sandbox_folder(const struct sandbox *sb, const char *parent,
 	if (!mkdtemp(out))
 		return -1;
 	if (sb && sb->as_root &&
-	    chown(out, SANDBOX_UID, SANDBOX_UID) < 0)
+	    chown(out, (uid_t)uid, (gid_t)uid) < 0)
 		return -1;
 	/* the program's folder 0755: bwrap, root without CAP_DAC_OVERRIDE,
 	 * must enter it; the report's 0700 */

@@ -39,7 +39,7 @@
  * The grader runs as root (the instructor's `grade`, the workshop server):
  *   bwrap runs without a user namespace and keeps only CAP_SETUID,
  *   CAP_SETGID and CAP_SETPCAP; cudalab-box-exec empties the bounding set
- *   and switches to box.uid/box.gid (65534, nobody) for good, with
+ *   and switches to box.uid/box.gid (a uid of the box's own, sandbox_box_uid) for good, with
  *   no_new_privs, before the program (or before the tool, see below). So
  *   the program has no capability, cannot remount anything (a read-only
  *   bind stays read-only, even from a user namespace of its own), cannot
@@ -50,7 +50,7 @@
  *   ALL); the uid inside is the user's own, and box.uid is not used.
  *
  * A tool (compute-sanitizer, ncu) runs in the box with the program:
- *   bwrap -> [cudalab-box-exec: drop to nobody] -> tool -> cudalab-box-exec
+ *   bwrap -> [cudalab-box-exec: drop to box.uid] -> tool -> cudalab-box-exec
  *   --hide /report -> program. The tool and the program share a uid (on the
  *   H100 both tools fail when the program runs as another uid than the
  *   tool: "Target application terminated before first instrumented API
@@ -86,7 +86,7 @@
 
 #define SANDBOX_MAX_ARGS 640
 #define SANDBOX_MAX_RO 24
-#define SANDBOX_UID 65534 /* nobody */
+#define SANDBOX_UID_BASE 0x40000000L /* box uids: this + (pid << 6) + k */
 #define SANDBOX_REPORT "/report" /* the tool's report folder, inside */
 
 struct sandbox {
@@ -188,11 +188,23 @@ const char *const *sandbox_argv(struct sandbox *sb, const struct box *b,
 				const char *const *argv);
 
 /*
+ * A uid (and gid) no other box of any grader on this machine has while
+ * this one lives: SANDBOX_UID_BASE + (the grader's pid << 6) + a counter of
+ * this process's boxes (mod 64), in no /etc/passwd. Each box its own uid,
+ * because RLIMIT_NPROC counts every process of a uid on the machine: when
+ * all boxes ran as nobody (red team, 2026-11-27), one student's program
+ * holding 500 processes made every other box started meanwhile fail at
+ * exec (another student's compile, run, sanitizer or profiler run).
+ */
+long sandbox_box_uid(void);
+
+/*
  * A fresh folder under parent (made if missing) for one box: for_report 0
- * gives the program's writable folder (owned by box uid when root), 1 the
+ * gives the program's writable folder (owned by uid, the box's, when
+ * root), 1 the
  * tool's report folder (mode 0700, the grader's). 0, or -1 with errno.
  */
-int sandbox_folder(const struct sandbox *sb, const char *parent,
+int sandbox_folder(const struct sandbox *sb, long uid, const char *parent,
 		   int for_report, char *out, size_t len);
 /* Remove a folder made by sandbox_folder and everything in it. */
 void sandbox_remove(const char *dir);

@@ -926,6 +926,33 @@ def sandbox_policy(t, state):
                  "of the instructor's tree is rejected, naming it",
                  rc == 1 and "includes solutions/saxpy/saxpy_v5.cu" in o
                  and "device code" in o, "rc=%d\n%s" % (rc, o[-800:]))
+    # a compile box that fails to start is no compile error of the file's,
+    # and is not cached (red team, 2026-11-27: one student's processes
+    # made another's compile box fail at exec, cached for good)
+    with hu.Scratch() as s:
+        src = os.path.join(s.path, "src")
+        os.mkdir(src)
+        with open(os.path.join(src, "saxpy_v1.cu"), "w") as f:
+            with open(os.path.join(hu.ROOT, "solutions", "saxpy",
+                                   "saxpy_v1.cu")) as g:
+                f.write(g.read() + "// %s\n" % s.path)
+        fake = os.path.join(s.path, "bwrap")
+        with open(fake, "w") as f:
+            f.write('#!/bin/sh\ncase "$*" in *--keep*"%s/saxpy_v1.cu"*)\n'
+                    '  echo "box: nvcc: Resource temporarily unavailable" '
+                    '>&2; exit 126;;\nesac\nexec %s "$@"\n'
+                    % (src, shutil.which("bwrap") or "/usr/bin/bwrap"))
+        os.chmod(fake, 0o755)
+        first = hu.run(RUN + ["test", "saxpy", "--step", "v1", "--src", src,
+                              "--plain"], env=dict(env, CUDALAB_BWRAP=fake))
+        again = hu.run(RUN + ["test", "saxpy", "--step", "v1", "--src", src,
+                              "--plain"], env=env)
+        t.record("cli: a compile box that cannot start is said to be the "
+                 "machine's, and the next run compiles again (not cached)",
+                 first[0] == 1 and "reason of the machine" in first[1]
+                 and again[0] == 3 and "NOT GRADED" in again[1],
+                 "rc=%d %s\nrc=%d %s" % (first[0], first[1][-600:],
+                                        again[0], again[1][-600:]))
     rc, events, _ = hu.grade(["test", "saxpy", "--step", "1"], env=env)
     ev = [x for x in events if x.get("event") == "sandbox"]
     t.record("cli: with bubblewrap, the sandbox event says on (and not "

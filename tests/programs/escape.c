@@ -11,6 +11,9 @@
  *                    read-only bind holding PATH writable, then write PATH
  *   capset           raise every capability in the effective set
  *   linger NAME      setsid + double fork: a process named NAME sleeps 30 s
+ *   hold             fork sleeping children until fork fails (or 1000):
+ *                    prints "held N" and sleeps; every box then shared
+ *                    one uid, whose RLIMIT_NPROC this exhausted for all
  *   net              connect a TCP socket to 1.1.1.1:53
  *   filltmp          write /tmp/fill until it fails; prints the bytes
  *   memory           allocate and touch 64 MiB blocks until it fails;
@@ -116,6 +119,21 @@ int main(int argc, char **argv)
 		}
 		sleep(1);
 		return say("linger", 1, "left a process behind");
+	} else if (!strcmp(mode, "hold")) {
+		int n = 0;
+		for (; n < 1000; n++) {
+			pid_t k = fork();
+			if (k < 0)
+				break;
+			if (k == 0) {
+				sleep(30);
+				_exit(0);
+			}
+		}
+		printf("held %d\n", n);
+		fflush(stdout);
+		sleep(30);
+		return 0;
 	} else if (!strcmp(mode, "net")) {
 		int s = socket(AF_INET, SOCK_STREAM, 0);
 		struct sockaddr_in a = {.sin_family = AF_INET,

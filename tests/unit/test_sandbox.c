@@ -27,7 +27,7 @@ static const char *attempt(struct child *c, struct box *b,
 			   const char *const *argv)
 {
 	char rw[PATH_MAX + 32];
-	sandbox_folder(sb, parent, 0, rw, sizeof(rw));
+	sandbox_folder(sb, b->uid, parent, 0, rw, sizeof(rw));
 	b->rw = rw;
 	box_ro(b, escape);
 	*c = (struct child)CHILD_INIT;
@@ -105,17 +105,54 @@ int main(void)
 	/* who it is: nobody, with nothing */
 	out = simple(&c, "whoami", "");
 	if (sb->as_root)
-		CHECK(strstr(out, "uid 65534\n") &&
+		CHECK(atol(out + (strncmp(out, "uid ", 4) ? 0 : 4)) >=
+			      SANDBOX_UID_BASE &&
 		      strstr(out, "CapEff:\t0000000000000000") &&
 		      strstr(out, "CapBnd:\t0000000000000000") &&
 		      strstr(out, "NoNewPrivs:\t1"),
-		      "as root, the program runs as uid 65534 with no "
+		      "as root, the program runs as a uid of its box's (from "
+		      "SANDBOX_UID_BASE) with no "
 		      "capability, an empty bounding set and no_new_privs "
 		      "(got:\n%s)", out);
 	else
 		CHECK(strstr(out, "CapEff:\t0000000000000000") != NULL,
 		      "the program has no capability (got:\n%s)", out);
 	child_release(&c);
+
+	/* a box's processes do not count against another's (red team,
+	 * 2026-11-27: every box was nobody, and one program holding 500
+	 * processes made the other boxes fail at exec) */
+	if (sb->as_root) {
+		struct box hb;
+		box_for_run(&hb);
+		hb.gpu = 0;
+		char rw[PATH_MAX + 32];
+		sandbox_folder(sb, hb.uid, parent, 0, rw, sizeof(rw));
+		hb.rw = rw;
+		box_ro(&hb, escape);
+		const char *hargv[] = {escape, "hold", NULL};
+		struct child h = CHILD_INIT;
+		h.argv = sandbox_argv(sb, &hb, NULL, hargv);
+		h.wall_limit_s = 6;
+		child_start(&h);
+		sleep(3); /* its children forked (fork fails at the box's 512) */
+		char first[64];
+		snprintf(first, sizeof(first), "%s", simple(&c, "whoami", ""));
+		int ran = c.exited && c.exit_code == 0;
+		child_release(&c);
+		out = simple(&c, "whoami", "");
+		CHECK(ran && c.exited && c.exit_code == 0 &&
+		      strncmp(first, out, 16) != 0,
+		      "while one box holds all the processes its limit allows, "
+		      "two more boxes start, each its own uid (%s | %.40s)",
+		      first, out);
+		child_release(&c);
+		child_finish(&h);
+		CHECK(strstr(strbuf_str(&h.out), "held ") != NULL,
+		      "the holding box forked (%s)", strbuf_str(&h.out));
+		child_release(&h);
+		sandbox_remove(rw);
+	}
 
 	/* the instructor's tree and the system's secrets */
 	char solutions[PATH_MAX + 64], grader_src[PATH_MAX + 64];
