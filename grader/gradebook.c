@@ -668,12 +668,59 @@ static int shards_complete(char *const *shards, int nshards, char *err,
 	return 0;
 }
 
+/* The row of id in an intake's students, or NULL. */
+static json_t *intake_row(json_t *students, const char *id)
+{
+	size_t i;
+	json_t *st;
+	json_array_foreach(students, i, st) {
+		const char *sid = json_string_value(json_object_get(st, "student"));
+		if (sid && id && !strcmp(sid, id))
+			return st;
+	}
+	return NULL;
+}
+
+/* The first student whose row differs between two intakes, in words
+ * (a static buffer). */
+static const char *intake_difference(json_t *a, json_t *b)
+{
+	static char why[512];
+	for (int pass = 0; pass < 2; pass++) {
+		json_t *from = pass ? a : b, *other = pass ? b : a;
+		size_t i;
+		json_t *st;
+		json_array_foreach(from, i, st) {
+			const char *id = json_string_value(
+				json_object_get(st, "student"));
+			const char *src = json_string_value(
+				json_object_get(st, "source"));
+			json_t *o = intake_row(other, id);
+			if (o && json_equal(o, st))
+				continue;
+			const char *osrc =
+				json_string_value(json_object_get(o, "source"));
+			if (!o)
+				snprintf(why, sizeof(why), "'%s' (from '%s') is "
+					 "in one only", id ? id : "?",
+					 src ? src : "?");
+			else
+				snprintf(why, sizeof(why), "'%s' is '%s' in one "
+					 "and '%s' in the other, or its files "
+					 "differ", id ? id : "?", src ? src : "?",
+					 osrc ? osrc : "?");
+			return why;
+		}
+	}
+	return "the same rows in another order";
+}
+
 int gradebook_merge(const char *out_dir, char *const *shards, int nshards,
 		    FILE *summary, char *err, size_t errlen)
 {
 	if (shards_complete(shards, nshards, err, errlen) < 0)
 		return -1;
-	json_t *merged = NULL;
+	json_t *merged = NULL, *first_students = NULL;
 	json_t *seen = json_object();
 	for (int s = 0; s < nshards; s++) {
 		char path[PATH_MAX];
@@ -686,11 +733,32 @@ int gradebook_merge(const char *out_dir, char *const *shards, int nshards,
 			json_decref(seen);
 			return -1;
 		}
-		if (!merged)
+		/* every shard took in the same class: the same ids for the
+		 * same sources (red team, 2026-11-27: a folder added between
+		 * two shards' intakes moved ids, and one student's results
+		 * landed on another's row) */
+		if (merged && !json_equal(json_object_get(in, "students"),
+					  first_students)) {
+			snprintf(err, errlen, "%s took in other students than %s "
+				 "(the submissions changed between the shards' "
+				 "runs: %s): grade every shard again from one "
+				 "unchanging copy of the submissions, then merge",
+				 shards[s], shards[0],
+				 intake_difference(first_students,
+						   json_object_get(in, "students")));
+			json_decref(in);
+			json_decref(merged);
+			json_decref(seen);
+			json_decref(first_students);
+			return -1;
+		}
+		if (!merged) {
+			first_students = json_incref(json_object_get(in, "students"));
 			merged = json_pack("{s:O, s:O, s:O, s:[]}", "submissions",
 					   json_object_get(in, "submissions"), "labs",
 					   json_object_get(in, "labs"), "steps",
 					   json_object_get(in, "steps"), "students");
+		}
 		size_t i;
 		json_t *st;
 		json_array_foreach(json_object_get(in, "students"), i, st) {
@@ -723,6 +791,7 @@ int gradebook_merge(const char *out_dir, char *const *shards, int nshards,
 		json_decref(in);
 	}
 	json_decref(seen);
+	json_decref(first_students);
 	if (!merged) {
 		snprintf(err, errlen, "merge needs at least one shard folder");
 		return -1;

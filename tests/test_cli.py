@@ -1196,6 +1196,28 @@ def class_grading(t, state):
         t.record("cli: two shards merged give the same gradebook as one run",
                  rc == 3 and same, "rc=%d %s" % (rc, e[-500:]))
 
+        # a folder added between the shards' intakes moves ids (red team,
+        # 2026-11-27: _bob's row got bob's results): merge refuses
+        late = os.path.join(s.path, "late")
+        shutil.copytree(subs, late)
+        hu.run(RUN + ["grade", late, "--labs", "saxpy", "--out",
+                      os.path.join(s.path, "late-0"), "--shard", "0/2",
+                      "--quiet"], env=env)
+        shutil.copytree(os.path.join(late, "ok"),
+                        os.path.join(late, "aaa-late"))
+        hu.run(RUN + ["grade", late, "--labs", "saxpy", "--out",
+                      os.path.join(s.path, "late-1"), "--shard", "1/2",
+                      "--quiet"], env=env)
+        rc, o, e = hu.run(RUN + ["merge", os.path.join(s.path, "late-m"),
+                                 os.path.join(s.path, "late-0"),
+                                 os.path.join(s.path, "late-1")], env=env)
+        t.record("cli: merge refuses shards whose intakes took in other "
+                 "students (exit 4, naming the first difference)",
+                 rc == 4 and "took in other students" in e
+                 and "aaa-late" in e and not os.path.exists(
+                     os.path.join(s.path, "late-m", "gradebook.csv")),
+                 "rc=%d %s" % (rc, e[-500:]))
+
         rc, o, e = hu.run(RUN + ["grade", subs, "--out", out, "--slurm", "4"],
                           env=env)
         script = os.path.join(out, "grade.slurm")
