@@ -58,6 +58,11 @@ static const char *const banned_prefixes[] = {"hx_", "HX_", "json_",
 					      "__real_", "__wrap_", NULL};
 
 /* C++ stream headers, refused with what to use instead. */
+/* Headers whose objects published code keeps in statics (std::function
+ * tables, unique_ptr caches, once flags): refused with that reason. */
+static const char *const with_statics[] = {"functional", "memory", "mutex",
+					   NULL};
+
 static const char *const streams[] = {"iostream", "ostream", "sstream",
 				      "fstream", "iomanip", NULL};
 
@@ -76,6 +81,10 @@ static const char *const angle_ok[] = {
 	"algorithm", "cstring", "string.h", "cuda.h", "cstdlib", "stdlib.h",
 	"array", "tuple", "numeric", "initializer_list", "stdexcept", "string",
 	"cinttypes", "inttypes.h",
+	/* C++17 value types and a local std::vector (honest-code tester,
+	 * 2026-11-27): what they call is the object check's to judge, and a
+	 * host call of <chrono>'s clocks is refused there by name */
+	"optional", "string_view", "vector", "chrono",
 	/* a variadic logging helper (vfprintf to stderr: honest-code
 	 * tester, 2026-11-27) */
 	"cstdarg", "stdarg.h",
@@ -278,6 +287,17 @@ static void check_include(struct scan *s, const char *p)
 			: in_list(streams, name, len)
 				? "; C++ streams bring a static initialiser: "
 				  "print with fprintf(stderr, ...) from <cstdio>"
+			: len > 7 && !strncmp(name, "thrust/", 7)
+				? "; Thrust's algorithms launch kernels of their "
+				  "own and bring global objects: write the kernel "
+				  "and launch it with <<<>>>"
+			: (len > 5 && !strncmp(name, "nvtx", 4)) ||
+			  (len == 19 && !strncmp(name, "cuda_profiler_api.h", 19))
+				? "; profiler ranges and calls belong to the "
+				  "harness (`run.py explain` profiles the step)"
+			: in_list(with_statics, name, len)
+				? "; its objects live in statics, which a kernel "
+				  "file may not have: use plain values"
 				: "");
 }
 

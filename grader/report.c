@@ -284,6 +284,31 @@ static void print_waiting(struct report *r, json_t *ev)
 	fflush(r->out);
 }
 
+
+/* The problems after the first of the step's "lint" event (the summary
+ * quotes the first and says "and more"), one line each. */
+static void print_more_problems(struct report *r, const char *step)
+{
+	json_t *lint = NULL;
+	size_t i;
+	json_t *e;
+	json_array_foreach(r->log, i, e)
+		if (!strcmp(event_kind(e), "lint") &&
+		    !strcmp(event_str(e, "step"), step))
+			lint = e;
+	json_array_foreach(json_object_get(lint, "problems"), i, e) {
+		if (i == 0)
+			continue;
+		long long line = (long long)event_num(e, "line");
+		if (line > 0)
+			fprintf(r->out, "  and: %s:%lld: %s\n",
+				event_str(lint, "file"), line,
+				event_str(e, "message"));
+		else
+			fprintf(r->out, "  and: %s\n", event_str(e, "message"));
+	}
+}
+
 /* The build's facts of a step: its kernels' resources, its PTX's global
  * memory instructions. One line each, or every kernel and fact (verbose). */
 static void print_built(struct report *r, const char *step)
@@ -399,8 +424,10 @@ static void print_step_end(struct report *r, json_t *ev)
 		fprintf(r->out, "  %sneeds a GPU%s %s\n", col(r, C_YELLOW),
 			col(r, C_RESET), need_gpu);
 	json_array_clear(r->details);
-	if (!pass)
+	if (!pass) {
 		fprintf(r->out, "  %s\n", event_str(ev, "summary"));
+		print_more_problems(r, event_str(ev, "step"));
+	}
 	if (!pass && !ng && *event_str(ev, "hint"))
 		fprintf(r->out, "  %shint:%s %s\n", col(r, C_DIM), col(r, C_RESET),
 			event_str(ev, "hint"));

@@ -75,6 +75,18 @@ int main(void)
 		"#ifdef X\n#endif\nint main() { return 0; }\n", 3, "main");
 	rejects("<iostream>, naming fprintf", "#include <iostream>\n", 1,
 		"fprintf(stderr");
+	/* honest-code tester, 2026-11-27: each refused header says why */
+	accepts("C++17 value types and a local std::vector",
+		"#include <optional>\n#include <string_view>\n"
+		"#include <vector>\n#include <chrono>\n");
+	rejects("<thrust/...>, naming <<<>>>", "#include <thrust/transform.h>\n",
+		1, "launch it with <<<>>>");
+	rejects("NVTX, naming the harness", "#include <nvtx3/nvToolsExt.h>\n",
+		1, "belong to the harness");
+	rejects("<cuda_profiler_api.h>, naming the harness",
+		"#include <cuda_profiler_api.h>\n", 1, "belong to the harness");
+	rejects("<functional>, naming statics", "#include <functional>\n", 1,
+		"use plain values");
 	rejects("main, even declared by the file",
 		"int main(void);\nvoid f() { main(); }\n", 1, "main");
 	rejects("::system", "void f() { ::system(\"id\"); }\n", 1, "system");
