@@ -117,13 +117,41 @@ static void check_included(const char *name, size_t len,
 	char given[PATH_MAX], real[PATH_MAX];
 	if (!len || name[0] == '<' || !src->root)
 		return;
+	/* names the check would resolve otherwise than the compiler did
+	 * (red team, 2026-11-27): GCC escapes \ and " in a marker, and
+	 * /proc/self/... or /dev/fd/... is the grader's own here, nvcc's
+	 * there; no honest include has either */
+	if (memchr(name, '\\', len) ||
+	    (len > 6 && !strncmp(name, "/proc/", 6)) ||
+	    (len > 5 && !strncmp(name, "/dev/", 5))) {
+		char shown[128];
+		snprintf(shown, sizeof(shown), "%.*s", (int)(len < 100 ? len : 100),
+			 name);
+		if (!said_before(shown, seen, nseen))
+			objcheck_add(out, "includes %s: a kernel file may include "
+				     "only its lab's headers, cudalab.h and system "
+				     "or CUDA headers, by their plain names", shown);
+		return;
+	}
 	if (name[0] == '/')
 		snprintf(given, sizeof(given), "%.*s", (int)len, name);
 	else
 		snprintf(given, sizeof(given), "%s/%.*s",
 			 src->cwd ? src->cwd : ".", (int)len, name);
-	if (!realpath(given, real))
+	if (!realpath(given, real)) {
+		/* a name in the student's folder that leads nowhere from here
+		 * led somewhere for the compiler (a symbolic link to
+		 * /proc/self/cwd, say) */
+		const char *base = strrchr(given, '/');
+		int itself = src->source_base && base &&
+			     !strcmp(base + 1, src->source_base);
+		if (src->student_dir && path_under(given, src->student_dir) &&
+		    !itself && !said_before(given, seen, nseen))
+			objcheck_add(out, "includes %s, which leads out of the "
+				     "student's folder: a kernel file includes "
+				     "only its lab's headers", given);
 		return;
+	}
 	const char *rel = NULL;
 	int own = student_folder_file(real, given, src, &rel);
 	if (own == 2 && !said_before(rel, seen, nseen))
@@ -921,7 +949,8 @@ void objcheck_device_includes(const char *text,
 	for (int i = 0; i < mine.count && i < mine.max; i++) {
 		int dup = 0;
 		for (int k = 0; k < before && !dup; k++)
-			dup = !strcmp(out->items[k].message, items[i].message);
+			dup = !strncmp(out->items[k].message, items[i].message,
+				       strlen(items[i].message));
 		if (!dup)
 			objcheck_add(out, "%s (in device code)",
 				     items[i].message);

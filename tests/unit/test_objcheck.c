@@ -1149,6 +1149,20 @@ int main(void)
 		      "allowed (%d)", list.count);
 	}
 
+	/* names resolved otherwise here than by the compiler (red team,
+	 * 2026-11-27): /proc/self/cwd is the grader's cwd here, a \\ is
+	 * escaped in a marker */
+	snprintf(text, sizeof(text),
+		 "# 1 \"/tmp/s/saxpy_v1.cu\"\n"
+		 "# 1 \"/proc/self/cwd/solutions/saxpy_v5.cu\" 1\n"
+		 "int saxpy(int);\n"
+		 "# 1 \"/tmp/s/q\\\\/../../solutions/saxpy_v5.cu\" 1\n"
+		 "int saxpy(int);\n");
+	n = host_problems(text, root, ok, got, sizeof(got));
+	CHECK(n == 2 && strstr(got, "/proc/self/cwd") && strstr(got, "q\\\\/"),
+	      "an include through /proc or with a backslash is refused "
+	      "(%d: %s)", n, got);
+
 	headers_bring_no_host_asm();
 	registration_holds_only_registration();
 	registration_deferred();
