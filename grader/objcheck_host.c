@@ -142,8 +142,11 @@ static void check_included(const char *name, size_t len,
 		/* a name in the student's folder that leads nowhere from here
 		 * led somewhere for the compiler (a symbolic link to
 		 * /proc/self/cwd, say) */
+		/* (the student's file itself, by its own name) */
 		const char *base = strrchr(given, '/');
+		size_t dl = src->student_dir ? strlen(src->student_dir) : 0;
 		int itself = src->source_base && base &&
+			     base == given + dl &&
 			     !strcmp(base + 1, src->source_base);
 		if (src->student_dir && path_under(given, src->student_dir) &&
 		    !itself && !said_before(given, seen, nseen))
