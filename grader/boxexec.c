@@ -23,7 +23,14 @@
  *      capability is gone and cannot come back; it checks that root is
  *      really gone and refuses to go on otherwise;
  *   4. sets no_new_privs (no set-uid binary or file capability can give
- *      anything back);
+ *      anything back), and a seccomp filter that refuses the kernel's
+ *      key management (add_key, keyctl, request_key: EPERM) and every
+ *      system call of another ABI (x32, i386: ENOSYS); before dropping
+ *      root it also joins a fresh session keyring. The kernel's keyrings
+ *      are not of any namespace bubblewrap makes (red team, 2026-11-27):
+ *      a box read the grader's session keyring (the instructor's keys
+ *      after a login or sudo), and one box could leave a key in its
+ *      uid's user keyring for a later box of the same uid;
  *   5. with --hide /NAME (NAME a folder at the box's root: the tool's
  *      report folder), restricts itself with Landlock (Linux 5.13+) so
  *      that everything under every other entry of / stays as it was and
@@ -44,8 +51,13 @@
 #include <grp.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/keyctl.h>
 #include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +65,41 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#if defined(__x86_64__)
+#define BOX_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define BOX_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* The seccomp filter of step 4; -1 with errno. */
+static int deny_keyrings(void)
+{
+#ifdef BOX_AUDIT_ARCH
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BOX_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		/* x32's numbers carry bit 30 */
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_add_key, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_keyctl, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_request_key, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	};
+	struct sock_fprog prog = {(unsigned short)(sizeof(f) / sizeof(f[0])),
+				  f};
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
 
 static int die(const char *what)
 {
@@ -213,6 +260,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "box: refusing to run as root\n");
 			return 126;
 		}
+		/* a keyring of the box's own, not the grader's session's */
+		if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0)
+			return die("joining a fresh session keyring");
 		for (int cap = 0; cap < 64; cap++)
 			if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 &&
 			    errno != EINVAL)
@@ -239,6 +289,8 @@ int main(int argc, char **argv)
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return die("no_new_privs");
+	if (deny_keyrings() < 0)
+		return die("seccomp (the filter of the kernel's keyrings)");
 	if (hide && hide_folder(hide) < 0)
 		return die("Landlock (Linux 5.13 or later) is needed to keep "
 			   "the program out of the tool's report");

@@ -11,6 +11,9 @@
  *                    read-only bind holding PATH writable, then write PATH
  *   capset           raise every capability in the effective set
  *   linger NAME      setsid + double fork: a process named NAME sleeps 30 s
+ *   keys             add a key to the session keyring, then list the
+ *                    keyring's keys (the grader's, unless the box made
+ *                    its own and refuses key management)
  *   hold             fork sleeping children until fork fails (or 1000):
  *                    prints "held N" and sleeps; every box then shared
  *                    one uid, whose RLIMIT_NPROC this exhausted for all
@@ -119,6 +122,16 @@ int main(int argc, char **argv)
 		}
 		sleep(1);
 		return say("linger", 1, "left a process behind");
+	} else if (!strcmp(mode, "keys")) {
+		long id = syscall(SYS_add_key, "user", "cudalab-escape", "x", 1,
+				  -3 /* KEY_SPEC_SESSION_KEYRING */);
+		char list[256] = "";
+		long got = syscall(SYS_keyctl, 6 /* KEYCTL_READ */,
+				   -3 /* KEY_SPEC_SESSION_KEYRING */, list,
+				   sizeof(list));
+		return say("keys", id >= 0 || got >= 0,
+			   id >= 0 || got >= 0 ? "a key added or read"
+					       : strerror(errno));
 	} else if (!strcmp(mode, "hold")) {
 		int n = 0;
 		for (; n < 1000; n++) {

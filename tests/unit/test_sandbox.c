@@ -197,6 +197,11 @@ int main(void)
 	      "remounting the read-only system writable fails, even from a "
 	      "new user namespace (got: %s)", out);
 	child_release(&c);
+	out = simple(&c, "keys", "");
+	CHECK(!strncmp(out, "keys: refused", 13),
+	      "the kernel's keyrings are refused in the box (the grader's "
+	      "session keyring, a key left for a later box) (got: %s)", out);
+	child_release(&c);
 	out = simple(&c, "capset", "");
 	CHECK(!strncmp(out, "capset: refused", 15),
 	      "capabilities cannot be raised (got: %s)", out);
