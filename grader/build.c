@@ -1476,9 +1476,13 @@ static void drop_intermediates(const char *dir)
 static int machine_failure(const struct step_build *b,
 			   const struct compile_job *j)
 {
+	/* nvcc itself says 128 + N when a tool it ran was killed by signal
+	 * N (the machine's OOM killer's SIGKILL: 137, "Killed"; red team,
+	 * 2026-11-27) */
 	if (j->kid.term_signal ||
 	    (j->kid.exited && (j->kid.exit_code == 126 ||
-			       j->kid.exit_code == 127)))
+			       j->kid.exit_code == 127 ||
+			       j->kid.exit_code >= 128)))
 		return 1;
 	const char *log = strbuf_str(&b->log);
 	static const char *const said[] = {

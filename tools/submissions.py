@@ -310,16 +310,25 @@ def _zip_directory(path):
         if at < 0 or len(tail) < at + 22:
             return None
         entries, cd_bytes = struct.unpack_from("<HL", tail, at + 10)
-        # zipfile takes the zip64 record just before its locator (not
-        # where the locator says): the largest claim counts
+        # zipfile takes the zip64 record just before its locator, and
+        # newer ones (the fix of CVE-2025-8291) where the locator says:
+        # both are read, the largest claim counts (red team, 2026-11-27)
         loc = tail_at + at - 20
         if loc >= 56:
-            fh.seek(loc - 56)
-            rec = fh.read(76)
-            if rec[:4] == b"PK\x06\x06" and rec[56:60] == b"PK\x06\x07":
-                big = struct.unpack_from("<QQ", rec, 32)
-                entries, cd_bytes = max(entries, big[0]), max(cd_bytes,
-                                                              big[1])
+            fh.seek(loc)
+            locator = fh.read(20)
+            places = {loc - 56}
+            if locator[:4] == b"PK\x06\x07":
+                where = struct.unpack_from("<Q", locator, 8)[0]
+                if where <= loc - 56:
+                    places.add(where)
+            for place in places:
+                fh.seek(place)
+                rec = fh.read(56)
+                if rec[:4] == b"PK\x06\x06" and len(rec) == 56:
+                    big = struct.unpack_from("<QQ", rec, 32)
+                    entries = max(entries, big[0])
+                    cd_bytes = max(cd_bytes, big[1])
     return entries, cd_bytes
 
 
