@@ -1466,6 +1466,36 @@ static void drop_intermediates(const char *dir)
 		closedir(d);
 }
 
+/* The largest device code (cubin) a step may make: every lab's solution
+ * makes under 64 KiB. Red team, 2026-11-27: one line,
+ * `__device__ char big[60 << 20] = {1};`, made a 63 MB cubin (and as much
+ * again in the object and the executable) from a 1.3 KB file, kept in the
+ * build cache for good: a class could fill the disk. */
+#define STEP_CUBIN_LIMIT (8L << 20)
+
+/* The cubin's bytes of step b compiled in dir; when over STEP_CUBIN_LIMIT
+ * every file of dir is removed (the step is rejected). */
+static long trim_oversized(const struct build_env *env, const char *dir,
+			   const char *source)
+{
+	char p[PATH_MAX * 2];
+	struct stat st;
+	step_cubin_path(dir, source, env->arch, p, sizeof(p));
+	long total = stat(p, &st) == 0 ? (long)st.st_size : 0;
+	DIR *d = total > STEP_CUBIN_LIMIT ? opendir(dir) : NULL;
+	struct dirent *e;
+	if (d) {
+		while ((e = readdir(d))) {
+			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+			if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	return total;
+}
+
 /* Whether the compile failed for a reason of the machine, not of the
  * file: the box could not start its command (cudalab-box-exec or bwrap
  * say so, exit 126/127), the compiler was killed by a signal, or the
@@ -1476,13 +1506,14 @@ static void drop_intermediates(const char *dir)
 static int machine_failure(const struct step_build *b,
 			   const struct compile_job *j)
 {
-	/* nvcc itself says 128 + N when a tool it ran was killed by signal
-	 * N (the machine's OOM killer's SIGKILL: 137, "Killed"; red team,
-	 * 2026-11-27) */
+	/* nvcc itself says 128 + 9 when a tool it ran was killed by SIGKILL
+	 * (the machine's OOM killer, "Killed"; red team, 2026-11-27); not
+	 * 134, the abort of a compiler that outgrew the box's memory limit,
+	 * which is the file's doing */
 	if (j->kid.term_signal ||
 	    (j->kid.exited && (j->kid.exit_code == 126 ||
 			       j->kid.exit_code == 127 ||
-			       j->kid.exit_code >= 128)))
+			       j->kid.exit_code == 128 + 9)))
 		return 1;
 	const char *log = strbuf_str(&b->log);
 	static const char *const said[] = {
@@ -1583,6 +1614,18 @@ static void batch_link(struct compile_batch *cb, size_t i)
 				  "not kept in the build cache, so the next "
 				  "run compiles it again");
 	drop_intermediates(j->tmp);
+	long bytes = trim_oversized(env, j->tmp, b->source);
+	if (bytes > STEP_CUBIN_LIMIT) {
+		char why[256];
+		snprintf(why, sizeof(why), "the compiled device code takes %ld "
+			 "MiB (over %ld MiB): a kernel file's data is the "
+			 "harness's inputs, not arrays initialised in the file",
+			 bytes >> 20, STEP_CUBIN_LIMIT >> 20);
+		if (!b->rejected)
+			b->rejected = json_array();
+		json_array_append_new(b->rejected, json_string(why));
+		b->ok = 0;
+	}
 	publish(b, j);
 	j->tmp[0] = '\0'; /* published or removed */
 }
