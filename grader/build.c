@@ -803,8 +803,16 @@ static int quotable_file(const char *file, void *arg)
 	char real[PATH_MAX];
 	if (file[0] == '<' || !realpath(file, real))
 		return 1;
+	/* of the lab's folder, its headers only: it also holds harness.cu,
+	 * lab.json and the other steps' files, which an --unsandboxed
+	 * compile could reach before the object check rejects it (red team,
+	 * 2026-11-27: lab.json's lines quoted in the compile log) */
+	const char *ext = strrchr(real, '.');
+	int header = ext && (!strcmp(ext, ".h") || !strcmp(ext, ".cuh") ||
+			     !strcmp(ext, ".hpp"));
 	if (!strcmp(real, q->source) || path_under(real, q->folder) ||
-	    path_under(real, q->keep) || path_under(real, q->names->lab_dir) ||
+	    path_under(real, q->keep) ||
+	    (header && path_under(real, q->names->lab_dir)) ||
 	    path_under(real, q->names->inc_dir) ||
 	    path_under(real, "/usr/include") ||
 	    path_under(real, "/usr/lib/gcc") ||
