@@ -582,9 +582,13 @@ static void check_undefined(const struct elf *e, struct objcheck_list *out)
 				? "device-wide settings outlive the call; set a "
 				  "kernel's own with cudaFuncSetCacheConfig or "
 				  "cudaFuncSetAttribute"
-			: !strncmp(n, "__cxa_atexit", 12)
-				? "a global object with a destructor is a static "
-				  "initialiser"
+			: !strncmp(n, "__cxa_atexit", 12) ||
+					!strcmp(n, "__dso_handle")
+				? "an object with a destructor kept in a global "
+				  "or a static (a function-local static "
+				  "std::vector, say) is destroyed at exit, which "
+				  "only the harness may arrange: keep plain "
+				  "values there, or make the object local"
 			: !strncmp(n, "_ZTI", 4) || !strncmp(n, "__cxa", 5)
 				? "to stop on an error, throw std::runtime_error "
 				  "(<stdexcept>) or call exit(EXIT_FAILURE); "

@@ -385,6 +385,20 @@ static void registration_holds_only_registration(void)
 	      "a student's function called from nvcc's registration (a "
 	      "noinline operator& on a __device__ variable) is found (%d: %s)",
 	      n, got);
+	/* honest-code tester, 2026-11-27: the first message named
+	 * __dso_handle and nothing a student could act on */
+	n = real_object("local_static_vector",
+			"#include <vector>\n"
+			"__global__ void k(float *p) { p[0] = 1; }\n"
+			"extern \"C\" void go(float *p) {\n"
+			"  static std::vector<int> sizes{128, 256};\n"
+			"  k<<<1, sizes[0]>>>(p); }\n",
+			got, sizeof(got));
+	CHECK(n >= 1 && strstr(got, "__dso_handle") &&
+	      strstr(got, "function-local static") &&
+	      !strstr(got, "belong to the harness"),
+	      "a function-local static std::vector is refused saying why "
+	      "(%d: %s)", n, got);
 }
 
 /* Every header a kernel file may include, through the real nvcc: none may
