@@ -169,11 +169,7 @@ static void hash_harness(struct content_hash *h, const struct build_env *env,
 	char *names[256];
 	int nn = 0;
 	while (d && (e = readdir(d)) && nn < 256) {
-		size_t len = strlen(e->d_name);
-		int header = len > 2 && (!strcmp(e->d_name + len - 2, ".h") ||
-					 (len > 4 &&
-					  !strcmp(e->d_name + len - 4, ".cuh")));
-		if (header || !strcmp(e->d_name, lab->harness))
+		if (header_name(e->d_name) || !strcmp(e->d_name, lab->harness))
 			names[nn++] = strdup(e->d_name);
 	}
 	if (d)
@@ -807,12 +803,9 @@ static int quotable_file(const char *file, void *arg)
 	 * lab.json and the other steps' files, which an --unsandboxed
 	 * compile could reach before the object check rejects it (red team,
 	 * 2026-11-27: lab.json's lines quoted in the compile log) */
-	const char *ext = strrchr(real, '.');
-	int header = ext && (!strcmp(ext, ".h") || !strcmp(ext, ".cuh") ||
-			     !strcmp(ext, ".hpp"));
 	if (!strcmp(real, q->source) || path_under(real, q->folder) ||
 	    path_under(real, q->keep) ||
-	    (header && path_under(real, q->names->lab_dir)) ||
+	    (header_name(real) && path_under(real, q->names->lab_dir)) ||
 	    path_under(real, q->names->inc_dir) ||
 	    path_under(real, "/usr/include") ||
 	    path_under(real, "/usr/lib/gcc") ||
@@ -947,9 +940,7 @@ static void batch_box_view(struct compile_batch *cb)
 	DIR *ld = env->sb ? opendir(cb->lab->dir) : NULL;
 	struct dirent *le;
 	while (ld && (le = readdir(ld)) && cb->nheaders < 16) {
-		size_t len = strlen(le->d_name);
-		if ((len > 2 && !strcmp(le->d_name + len - 2, ".h")) ||
-		    (len > 4 && !strcmp(le->d_name + len - 4, ".cuh")))
+		if (header_name(le->d_name))
 			snprintf(cb->headers[cb->nheaders++], PATH_MAX, "%s/%s",
 				 cb->lab->dir, le->d_name);
 	}

@@ -15,6 +15,14 @@ int path_under(const char *path, const char *dir)
 	return n > 0 && !strncmp(path, dir, n) && path[n] == '/';
 }
 
+int header_name(const char *name)
+{
+	const char *ext = strrchr(name, '.');
+	return ext && ext != name && !strchr(ext, '/') &&
+	       (!strcmp(ext, ".h") || !strcmp(ext, ".cuh") ||
+		!strcmp(ext, ".hpp"));
+}
+
 int mkdirs(const char *path)
 {
 	char tmp[PATH_MAX];

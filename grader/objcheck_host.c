@@ -109,6 +109,15 @@ static int said_before(const char *name, char (*seen)[256], int *nseen)
 	return 0;
 }
 
+/* The closing quote of a line marker's file name starting at f (GCC
+ * escapes \\ and " there), or NULL when the line ends first. */
+static const char *marker_name_end(const char *f)
+{
+	while (*f && *f != '"' && *f != '\n')
+		f += f[0] == '\\' && f[1] && f[1] != '\n' ? 2 : 1;
+	return *f == '"' ? f : NULL;
+}
+
 /* A file named by a line marker: outside root, or in an allowed folder. */
 static void check_included(const char *name, size_t len,
 			   const struct objcheck_source *src, char (*seen)[256],
@@ -171,9 +180,8 @@ static void check_included(const char *name, size_t len,
 	 * harness.cu, lab.json and the other steps' files, which the sandbox
 	 * hides but --unsandboxed does not (red team, 2026-11-27: the lint
 	 * was then the only rule) */
-	const char *ext = strrchr(real, '.'), *base = strrchr(real, '/');
-	int header = (ext && (!strcmp(ext, ".h") || !strcmp(ext, ".cuh") ||
-			      !strcmp(ext, ".hpp"))) ||
+	const char *base = strrchr(real, '/');
+	int header = header_name(real) ||
 		     (src->source_base && base &&
 		      !strcmp(base + 1, src->source_base)); /* the file */
 	for (const char *const *ok = src->include_ok; header && ok && *ok;
@@ -339,13 +347,9 @@ static const char *host_directive(struct host_scan *hs, const char *p)
 		long n = strtol(q, (char **)&q, 10);
 		while (*q == ' ')
 			q++;
-		if (*q == '"') {
-			const char *f = q + 1;
-			const char *fe = strchr(f, '"');
-			const char *nl = strchr(f, '\n');
-			if (fe && (!nl || fe < nl))
-				host_marker_file(hs, f, fe);
-		}
+		const char *fe = *q == '"' ? marker_name_end(q + 1) : NULL;
+		if (fe)
+			host_marker_file(hs, q + 1, fe);
 		hs->line = n - 1;
 	} else if (!hs->skipping &&
 		   (directive_is(q, "ident") || directive_is(q, "sccs") ||
@@ -940,12 +944,10 @@ void objcheck_device_includes(const char *text,
 		q += strspn(q, " \t");
 		if (*q != '"')
 			continue;
-		const char *f = q + 1, *fe = f;
-		while (*fe && *fe != '"' && *fe != '\n')
-			fe += fe[0] == '\\' && fe[1] ? 2 : 1;
-		if (*fe == '"')
-			check_included(f, (size_t)(fe - f), src, names, &nnames,
-				       &mine);
+		const char *fe = marker_name_end(q + 1);
+		if (fe)
+			check_included(q + 1, (size_t)(fe - q - 1), src, names,
+				       &nnames, &mine);
 	}
 	/* what the host pass said already is not said again */
 	int before = out->count < out->max ? out->count : out->max;

@@ -801,10 +801,11 @@ static int run_tool_locked(struct sandbox *sb, const char *box_parent,
 			 "report");
 		return -1;
 	}
-	long uid = sandbox_box_uid();
-	if (sandbox_folder(boxed ? sb : NULL, uid, box_parent, 1, reports,
+	struct box b;
+	box_for_run(&b);
+	if (sandbox_folder(boxed ? sb : NULL, b.uid, box_parent, 1, reports,
 			   sizeof(reports)) < 0 ||
-	    (boxed && sandbox_folder(sb, uid, box_parent, 0, scratch,
+	    (boxed && sandbox_folder(sb, b.uid, box_parent, 0, scratch,
 				     sizeof(scratch)) < 0)) {
 		snprintf(why, whylen, "cannot create a folder under %s: %s",
 			 box_parent, strerror(errno));
@@ -821,9 +822,6 @@ static int run_tool_locked(struct sandbox *sb, const char *box_parent,
 	const char *all[96];
 	c->env = tool_env(store, env);
 	if (boxed) {
-		struct box b;
-		box_for_run(&b);
-		b.uid = b.gid = uid; /* its folders' */
 		box_ro(&b, step_argv[0]);
 		tool_folder(tool_argv[0], tooldir, sizeof(tooldir));
 		if (tooldir[0])

@@ -20,6 +20,12 @@ int main(void)
 	CHECK(!path_under("/usr/include/x.h", "") &&
 		      !path_under("/usr/include/x.h", NULL),
 	      "nothing is under an empty or missing folder");
+	CHECK(header_name("saxpy.h") && header_name("/l/x.cuh") &&
+		      header_name("a/b.hpp"),
+	      "a .h, .cuh or .hpp file is a header");
+	CHECK(!header_name("lab.json") && !header_name("harness.cu") &&
+		      !header_name("/a.h/b") && !header_name("h"),
+	      "lab.json, a .cu file, a folder named *.h, no extension are not");
 
 	char dir[] = "/tmp/cudalab-fsutil-XXXXXX", deep[128];
 	CHECK(mkdtemp(dir) != NULL, "a scratch folder");
