@@ -1483,12 +1483,10 @@ static long trim_oversized(const struct build_env *env, const char *dir,
 	long total = stat(p, &st) == 0 ? (long)st.st_size : 0;
 	DIR *d = total > STEP_CUBIN_LIMIT ? opendir(dir) : NULL;
 	struct dirent *e;
-	if (d) {
-		while ((e = readdir(d))) {
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
-				unlink(p);
-		}
+	while (d && (e = readdir(d))) {
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(p);
 	}
 	if (d)
 		closedir(d);
@@ -1528,11 +1526,12 @@ static int machine_failure(const struct step_build *b,
 
 /* Cache successes and compile errors alike: both are facts of this
  * content. A timed-out compile is retried, and one that failed for a
- * reason of the machine (machine_failure: a file could write those words
- * in an #error, which costs it only the cache). */
-static void publish(const struct step_build *b, const struct compile_job *j)
+ * reason of the machine (machine: see machine_failure; a file could write
+ * those words in an #error, which costs it only the cache). */
+static void publish(const struct step_build *b, const struct compile_job *j,
+		    int machine)
 {
-	if (j->kid.timed_out || (!b->ok && machine_failure(b, j))) {
+	if (j->kid.timed_out || machine) {
 		remove_tree(j->tmp);
 		return;
 	}
@@ -1607,7 +1606,8 @@ static void batch_link(struct compile_batch *cb, size_t i)
 			    json_integer(ptx_dynamic_shared(ptx)));
 	free(ptx);
 	b->seconds = j->kid.seconds;
-	if (!b->ok && machine_failure(b, j))
+	int machine = !b->ok && machine_failure(b, j);
+	if (machine)
 		add_diagnostic(b, "the compile failed for a reason of the "
 				  "machine, not of the file (see its output): "
 				  "not kept in the build cache, so the next "
@@ -1625,7 +1625,7 @@ static void batch_link(struct compile_batch *cb, size_t i)
 		json_array_append_new(b->rejected, json_string(why));
 		b->ok = 0;
 	}
-	publish(b, j);
+	publish(b, j, machine);
 	j->tmp[0] = '\0'; /* published or removed */
 }
 
