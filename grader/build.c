@@ -1513,9 +1513,12 @@ static int machine_failure(const struct step_build *b,
 			       j->kid.exit_code == 128 + 9)))
 		return 1;
 	const char *log = strbuf_str(&b->log);
+	/* not "Cannot allocate memory": cc1plus says it when the file's
+	 * compile outgrows the box's memory limit ("virtual memory
+	 * exhausted"), the file's doing */
 	static const char *const said[] = {
 		"\nbox: ", "\nbwrap: ", "Resource temporarily unavailable",
-		"No space left on device", "Cannot allocate memory", NULL};
+		"No space left on device", NULL};
 	if (!strncmp(log, "box: ", 5) || !strncmp(log, "bwrap: ", 7))
 		return 1;
 	for (const char *const *w = said; *w; w++)

@@ -953,6 +953,22 @@ def sandbox_policy(t, state):
                  and again[0] == 3 and "NOT GRADED" in again[1],
                  "rc=%d %s\nrc=%d %s" % (first[0], first[1][-600:],
                                         again[0], again[1][-600:]))
+        # a compile that outgrew the box's memory is the file's doing
+        with open(os.path.join(src, "saxpy_v1.cu"), "a") as f:
+            f.write("// memory\n")
+        with open(fake, "w") as f:
+            f.write('#!/bin/sh\ncase "$*" in *--keep*"%s/saxpy_v1.cu"*)\n'
+                    '  echo "cc1plus: out of memory allocating 65536 bytes: '
+                    'virtual memory exhausted: Cannot allocate memory" >&2; '
+                    'exit 1;;\nesac\nexec %s "$@"\n'
+                    % (src, shutil.which("bwrap") or "/usr/bin/bwrap"))
+        own = hu.run(RUN + ["test", "saxpy", "--step", "v1", "--src", src,
+                            "--plain"], env=dict(env, CUDALAB_BWRAP=fake))
+        t.record("cli: a compile that ran out of the box's memory is the "
+                 "file's compile error, not the machine's",
+                 own[0] == 1 and "COMPILE ERROR" in own[1]
+                 and "reason of the machine" not in own[1],
+                 "rc=%d %s" % (own[0], own[1][-600:]))
     rc, events, _ = hu.grade(["test", "saxpy", "--step", "1"], env=env)
     ev = [x for x in events if x.get("event") == "sandbox"]
     t.record("cli: with bubblewrap, the sandbox event says on (and not "
